@@ -1,0 +1,282 @@
+"""The three MIPs of the library, as solver-neutral :class:`~._mip.MIP` objects.
+
+Variables are ordered ``[w (p), b, z (k)]``: canonical weights, intercept and
+one binary per pattern (``z_u = 1``: pattern ``u`` predicted positive). For a
+hypothesis class with thresholds ``(t_pos, t_neg)`` and per-pattern score
+bounds ``L_u <= s_u <= U_u`` implied by the weight box, the big-M rows are
+
+    s_u - (t_pos - L_u) z_u >= L_u      (z_u = 1  =>  s_u >= t_pos)
+    s_u - (U_u - t_neg) z_u <= t_neg    (z_u = 0  =>  s_u <= t_neg)
+
+so ``z`` is exactly the dichotomy of a model of the class. Formulations:
+
+- :func:`min_error` -- fewest weighted training errors;
+- :func:`flip` -- fewest errors among models giving one pattern a fixed label
+  (optionally within an error budget);
+- :func:`max_disagreement` -- most weight predicted differently from a
+  baseline, within an error budget.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._cuts import affine_identities, identity_rows
+from ._mip import MIP
+
+
+@dataclass
+class Encoding:
+    """Where the variables of one pattern problem live, and their shared rows."""
+
+    problem: object
+    hypothesis: object
+    X: np.ndarray  # canonical patterns (plus extra patterns, if any)
+    n_train: int  # rows of X that are training patterns
+    A: sp.csr_matrix
+    row_lower: np.ndarray
+    row_upper: np.ndarray
+    var_lower: np.ndarray
+    var_upper: np.ndarray
+    is_integer: np.ndarray
+    n_identities: int
+
+    @property
+    def p(self):
+        return self.X.shape[1]
+
+    @property
+    def z_offset(self):
+        return self.p + 1
+
+    @property
+    def n_vars(self):
+        return self.z_offset + self.X.shape[0]
+
+    def z_slice(self):
+        return slice(self.z_offset, self.n_vars)
+
+    def error_objective(self):
+        """Objective vector and offset of the weighted training error."""
+        c = np.zeros(self.n_vars)
+        prob = self.problem
+        c[self.z_offset : self.z_offset + self.n_train] = (
+            prob.negative_weight - prob.positive_weight
+        )
+        return c, float(prob.positive_weight.sum())
+
+    def decode(self, x):
+        """``(w, b, z)`` of a MIP solution vector."""
+        x = np.asarray(x, dtype=float)
+        return x[: self.p], float(x[self.p]), np.round(x[self.z_offset :]).astype(bool)
+
+    def encode(self, w, b):
+        """Full solution vector of the canonical model ``(w, b)``."""
+        z = (self.X @ w + b) > 0
+        return np.concatenate([w, [b], z.astype(float)])
+
+    def hint_from(self, model):
+        """A hint vector from a canonical model ``(w, b)`` or ``None``."""
+        if model is None:
+            return None
+        w, b = model
+        return self.encode(np.asarray(w, float), float(b))
+
+    def mip(
+        self,
+        objective,
+        offset,
+        *,
+        maximize,
+        integral,
+        name,
+        hint=None,
+        var_lower=None,
+        var_upper=None,
+        extra_rows=None,
+    ):
+        A, lo, hi = self.A, self.row_lower, self.row_upper
+        if extra_rows is not None:
+            rows_A, rows_lo, rows_hi = extra_rows
+            A = sp.vstack([A, sp.csr_matrix(rows_A)], format="csr")
+            lo = np.concatenate([lo, rows_lo])
+            hi = np.concatenate([hi, rows_hi])
+        return MIP(
+            objective=objective,
+            A=A,
+            row_lower=lo,
+            row_upper=hi,
+            var_lower=self.var_lower if var_lower is None else var_lower,
+            var_upper=self.var_upper if var_upper is None else var_upper,
+            is_integer=self.is_integer,
+            maximize=maximize,
+            objective_offset=offset,
+            objective_is_integral=integral,
+            hint=hint,
+            name=name,
+        )
+
+
+def encode(problem, hypothesis, *, extra_patterns=None, cuts=True):
+    """The variables and shared rows of every MIP on ``problem``.
+
+    Parameters
+    ----------
+    problem : PatternProblem
+    hypothesis : BoxMargin or IntegerWeights
+    extra_patterns : ndarray of shape (m, n_features) or None
+        Patterns with no training weight that get a binary of their own (new
+        people whose prediction a flip MIP asks about).
+    cuts : bool
+        Add the affine-identity inequalities among training patterns.
+    """
+    X = problem.canonical(scaled=hypothesis.scaled)
+    n_train = X.shape[0]
+    if extra_patterns is not None and len(extra_patterns):
+        X = np.vstack([X, problem.canonical(extra_patterns, scaled=hypothesis.scaled)])
+    k, p = X.shape
+    w_lo, w_hi, b_lo, b_hi = hypothesis.weight_bounds(problem)
+    t_pos, t_neg = hypothesis.thresholds
+    # Score bounds of each pattern over the weight box.
+    L = b_lo + np.minimum(X * w_lo, X * w_hi).sum(axis=1)
+    U = b_hi + np.maximum(X * w_lo, X * w_hi).sum(axis=1)
+    z_offset = p + 1
+    n_vars = z_offset + k
+
+    dense = np.column_stack([X, np.ones(k)])
+    rows = np.repeat(np.arange(k), p + 1)
+    cols = np.tile(np.arange(p + 1), k)
+    vals = dense.ravel()
+    keep = vals != 0
+    rows, cols, vals = rows[keep], cols[keep], vals[keep]
+    z_cols = z_offset + np.arange(k)
+    big_m = sp.coo_matrix(
+        (
+            np.concatenate([vals, -(t_pos - L), vals, -(U - t_neg)]),
+            (
+                np.concatenate([rows, np.arange(k), rows + k, np.arange(k) + k]),
+                np.concatenate([cols, z_cols, cols, z_cols]),
+            ),
+        ),
+        shape=(2 * k, n_vars),
+    )
+    row_lower = np.concatenate([L, np.full(k, -np.inf)])
+    row_upper = np.concatenate([np.full(k, np.inf), np.full(k, t_neg)])
+    blocks = [big_m]
+    n_identities = 0
+    if cuts:
+        quads = affine_identities(problem.patterns)
+        if quads.shape[0]:
+            r, c, v = identity_rows(quads, z_offset, n_vars)
+            # Coincident entries (a == b) add up to 2 in COO -> CSR.
+            blocks.append(sp.coo_matrix((v, (r, c)), shape=(quads.shape[0], n_vars)))
+            row_lower = np.concatenate([row_lower, -np.ones(quads.shape[0])])
+            row_upper = np.concatenate([row_upper, np.ones(quads.shape[0])])
+            n_identities = quads.shape[0]
+    A = sp.vstack(blocks, format="csr")
+    var_lower = np.concatenate([w_lo, [b_lo], np.zeros(k)])
+    var_upper = np.concatenate([w_hi, [b_hi], np.ones(k)])
+    is_integer = np.concatenate([np.full(p + 1, hypothesis.integer), np.ones(k, bool)])
+    return Encoding(
+        problem,
+        hypothesis,
+        X,
+        n_train,
+        A,
+        row_lower,
+        row_upper,
+        var_lower,
+        var_upper,
+        is_integer,
+        n_identities,
+    )
+
+
+def _error_row(enc):
+    c, offset = enc.error_objective()
+    return sp.csr_matrix(c.reshape(1, -1)), offset
+
+
+def _budget_rows(enc, budget):
+    """``error(z) <= budget`` as one row (rounded down for integral weights)."""
+    row, offset = _error_row(enc)
+    limit = budget - offset
+    if enc.problem.weights_are_integral:
+        limit = np.floor(limit + 1e-9)
+    else:
+        limit = limit + 1e-9 * max(1.0, enc.problem.total_weight)
+    return row, np.array([-np.inf]), np.array([limit])
+
+
+def min_error(enc, *, hint=None):
+    """Fewest weighted training errors over the class."""
+    c, offset = enc.error_objective()
+    return enc.mip(
+        c,
+        offset,
+        maximize=False,
+        integral=enc.problem.weights_are_integral,
+        name="min_error",
+        hint=hint,
+    )
+
+
+def flip(enc, pattern, label, *, budget=None, hint=None):
+    """Fewest errors among models predicting ``label`` for ``pattern``.
+
+    ``pattern`` indexes the rows of the encoding (training or extra patterns).
+    With a ``budget``, the MIP is infeasible when no model of the class within
+    that many errors gives ``pattern`` that label.
+    """
+    c, offset = enc.error_objective()
+    j = enc.z_offset + int(pattern)
+    var_lower = enc.var_lower.copy()
+    var_upper = enc.var_upper.copy()
+    var_lower[j] = var_upper[j] = float(label)
+    extra = None if budget is None else _budget_rows(enc, budget)
+    return enc.mip(
+        c,
+        offset,
+        maximize=False,
+        integral=enc.problem.weights_are_integral,
+        name=f"flip[pattern {int(pattern)} -> {int(label)}]",
+        hint=hint,
+        var_lower=var_lower,
+        var_upper=var_upper,
+        extra_rows=extra,
+    )
+
+
+def max_disagreement(enc, baseline, budget, *, weights=None, hint=None, name=None):
+    """Most weight predicted differently from ``baseline`` within ``budget`` errors.
+
+    Parameters
+    ----------
+    baseline : ndarray of bool, shape (n_patterns_in_encoding,)
+        The baseline's prediction of every pattern of the encoding.
+    budget : float
+        Largest allowed weighted training error.
+    weights : ndarray or None
+        Weight of disagreeing on each pattern; defaults to the training weight
+        (restrict it to a group, or to uncertified patterns, by zeroing others).
+    """
+    baseline = np.asarray(baseline, dtype=bool)
+    if weights is None:
+        weights = np.zeros(enc.X.shape[0])
+        weights[: enc.n_train] = enc.problem.pattern_weight
+    weights = np.asarray(weights, dtype=float)
+    c = np.zeros(enc.n_vars)
+    # |z - z0| is z where z0 = 0 and 1 - z where z0 = 1.
+    c[enc.z_slice()] = np.where(baseline, -weights, weights)
+    offset = float(weights[baseline].sum())
+    integral = bool(np.all(np.abs(weights - np.round(weights)) < 1e-9))
+    return enc.mip(
+        c,
+        offset,
+        maximize=True,
+        integral=integral,
+        name=name or "max_disagreement",
+        hint=hint,
+        extra_rows=_budget_rows(enc, budget),
+    )

@@ -1,0 +1,121 @@
+"""Verified linear models and the pool of every model found during an audit.
+
+A model returned by a solver is never trusted as is: its predictions and error
+are recomputed here with numpy from its coefficients, and those recomputed
+numbers are what the library reports.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
+
+@dataclass
+class CanonicalModel:
+    """A model ``(w, b)`` in the canonical space of an encoding.
+
+    Attributes
+    ----------
+    w, b : coefficients on the canonical (kept, possibly scaled) columns.
+    z : ndarray of bool
+        Prediction of every pattern of the encoding (training, then extra).
+    errors : float
+        Weighted training error, recomputed from ``z``.
+    source : str
+        Which MIP or heuristic produced it.
+    """
+
+    w: np.ndarray
+    b: float
+    z: np.ndarray
+    errors: float
+    source: str = ""
+
+
+def verify(enc, w, b, source=""):
+    """The :class:`CanonicalModel` of ``(w, b)``, errors recomputed."""
+    w = np.asarray(w, dtype=float)
+    z = (enc.X @ w + float(b)) > 0
+    errors = float(enc.problem.errors(z[: enc.n_train]))
+    return CanonicalModel(w, float(b), z, errors, source)
+
+
+def constant_models(enc):
+    """The two constant classifiers (in every hypothesis class)."""
+    _, _, b_lo, b_hi = enc.hypothesis.weight_bounds(enc.problem)
+    t_pos, t_neg = enc.hypothesis.thresholds
+    zeros = np.zeros(enc.p)
+    return [
+        verify(enc, zeros, min(max(t_pos, 1.0), b_hi), "constant positive"),
+        verify(enc, zeros, max(min(t_neg, -1.0), b_lo), "constant negative"),
+    ]
+
+
+def logistic_model(enc, *, C=1.0, random_state=None):
+    """A logistic regression on the weighted patterns, scaled into the class.
+
+    Returns ``None`` when it cannot be placed in the class (margin too small).
+    """
+    prob = enc.problem
+    X = enc.X[: enc.n_train]
+    both = np.vstack([X, X])
+    labels = np.concatenate([np.ones(len(X)), np.zeros(len(X))])
+    weights = np.concatenate([prob.positive_weight, prob.negative_weight])
+    keep = weights > 0
+    if np.unique(labels[keep]).size < 2:
+        return None
+    model = LogisticRegression(C=C, max_iter=1000, random_state=random_state)
+    model.fit(both[keep], labels[keep], sample_weight=weights[keep])
+    fitted = enc.hypothesis.fit_model(
+        prob, model.coef_.ravel(), float(model.intercept_[0])
+    )
+    if fitted is None:
+        return None
+    return verify(enc, *fitted, source=f"logistic regression (C={C:g})")
+
+
+def in_class(enc, model, tolerance=1e-6):
+    """Whether ``model`` lies in the hypothesis class (box, margin, integrality)."""
+    w_lo, w_hi, b_lo, b_hi = enc.hypothesis.weight_bounds(enc.problem)
+    if np.any(model.w < w_lo - tolerance) or np.any(model.w > w_hi + tolerance):
+        return False
+    if not b_lo - tolerance <= model.b <= b_hi + tolerance:
+        return False
+    if enc.hypothesis.integer and (
+        np.any(model.w != np.round(model.w)) or model.b != round(model.b)
+    ):
+        return False
+    t_pos, t_neg = enc.hypothesis.thresholds
+    scores = enc.X @ model.w + model.b
+    return bool(np.all((scores >= t_pos - tolerance) | (scores <= t_neg + tolerance)))
+
+
+@dataclass
+class ModelPool:
+    """Every verified model found so far, with their pattern predictions."""
+
+    models: list = field(default_factory=list)
+
+    def add(self, model):
+        if model is not None:
+            self.models.append(model)
+        return model
+
+    def __len__(self):
+        return len(self.models)
+
+    def best(self):
+        return min(self.models, key=lambda m: m.errors) if self.models else None
+
+    def flip_errors(self, baseline):
+        """Per pattern: fewest errors of a pooled model that flips it (inf if none)."""
+        baseline = np.asarray(baseline, dtype=bool)
+        best = np.full(baseline.shape[0], np.inf)
+        for m in self.models:
+            flips = m.z[: baseline.shape[0]] != baseline
+            best[flips] = np.minimum(best[flips], m.errors)
+        return best
+
+    def within(self, budget):
+        return [m for m in self.models if m.errors <= budget + 1e-9]

@@ -1,0 +1,81 @@
+"""Input checks shared by the estimators: clear errors, never silent repairs."""
+
+import numbers
+
+import numpy as np
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import _check_sample_weight
+
+
+def check_binary_target(y):
+    """Return ``(classes, y01)``; raise a clear ``ValueError`` otherwise."""
+    kind = type_of_target(y, input_name="y")
+    classes = np.unique(y)
+    if classes.size < 2:
+        raise ValueError(
+            f"The target has only one class ({classes.tolist()}); a classifier "
+            "needs two classes."
+        )
+    if kind not in ("binary",) or classes.size > 2:
+        raise ValueError(
+            f"Only binary classification is supported; the target is {kind!r} "
+            f"with {classes.size} classes."
+        )
+    return classes, (np.asarray(y) == classes[1]).astype(int)
+
+
+def check_weights(sample_weight, X):
+    """Validated non-negative weights with a positive total."""
+    if sample_weight is not None:
+        raw = np.asarray(sample_weight)
+        if raw.ndim != 1 or raw.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"sample_weight has shape {raw.shape}; expected ({X.shape[0]},), "
+                "one weight per row of X."
+            )
+    weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+    if not np.all(np.isfinite(weight)):
+        raise ValueError("sample_weight contains NaN or infinity.")
+    if np.any(weight < 0):
+        raise ValueError("sample_weight must be non-negative.")
+    if weight.sum() <= 0:
+        raise ValueError("sample_weight sums to zero: there is nothing to fit.")
+    return weight
+
+
+def check_time_limit(time_limit, name="time_limit"):
+    if time_limit is None:
+        return None
+    if (
+        isinstance(time_limit, bool)
+        or not isinstance(time_limit, numbers.Real)
+        or not np.isfinite(time_limit)
+        or time_limit <= 0
+    ):
+        raise ValueError(
+            f"{name} must be a positive number of seconds or None, got {time_limit!r}."
+        )
+    return float(time_limit)
+
+
+def check_epsilon(eps, name="eps"):
+    if (
+        isinstance(eps, bool)
+        or not isinstance(eps, numbers.Real)
+        or not np.isfinite(eps)
+        or not 0 <= eps <= 1
+    ):
+        raise ValueError(f"{name} must be a number in [0, 1], got {eps!r}.")
+    return float(eps)
+
+
+def resolve_threads(n_jobs):
+    """Solver threads from a joblib-style ``n_jobs`` (None -> 1, -1 -> all)."""
+    import os
+
+    if n_jobs is None:
+        return 1
+    if not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero integer or None, got {n_jobs!r}.")
+    cpus = os.cpu_count() or 1
+    return int(n_jobs) if n_jobs > 0 else max(1, cpus + 1 + int(n_jobs))

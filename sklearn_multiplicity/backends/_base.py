@@ -1,0 +1,142 @@
+"""The backend interface and the registry of solvers."""
+
+import math
+import time
+
+import numpy as np
+
+from .._mip import ERROR, FEASIBLE, MIPResult
+
+
+class SolverError(RuntimeError):
+    """A solver failed in a way that proves nothing about the problem."""
+
+
+class Backend:
+    """Solve a :class:`~sklearn_multiplicity._mip.MIP`; one method, :meth:`solve`.
+
+    Subclasses implement :meth:`_solve`. The public :meth:`solve` re-checks
+    the returned solution against the MIP (a solver is never trusted blindly),
+    rounds dual bounds of integral objectives and converts crashes into an
+    ``"error"`` result.
+
+    Parameters
+    ----------
+    time_limit : float or None
+        Seconds for one solve.
+    threads : int or None
+        Solver threads (``None``: the solver's default).
+    random_state : int or None
+        Solver seed.
+    verbose : int
+        Print the solver log when > 1.
+    """
+
+    name = "base"
+    #: Whether the backend accepts continuous variables.
+    supports_continuous = True
+    #: Absolute tolerance used to accept a returned solution.
+    feasibility_tolerance = 1e-5
+
+    def __init__(self, *, time_limit=None, threads=None, random_state=None, verbose=0):
+        self.time_limit = time_limit
+        self.threads = threads
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def solve(self, mip, *, objective_limit=None):
+        """Solve ``mip``.
+
+        Parameters
+        ----------
+        mip : MIP
+        objective_limit : float or None
+            Stop as soon as a solution at least this good is found (a decision
+            question needs no more).
+
+        Returns
+        -------
+        MIPResult
+        """
+        self.check_supported(mip)
+        start = time.perf_counter()
+        try:
+            result = self._solve(mip, objective_limit=objective_limit)
+        except SolverError as exc:
+            worst = math.inf if mip.maximize else -math.inf
+            return MIPResult(
+                status=ERROR,
+                x=None,
+                objective=math.nan,
+                bound=worst,
+                solve_time=time.perf_counter() - start,
+                solver=self.name,
+                message=f"{mip.name}: {exc}",
+            )
+        return self._checked(mip, result)
+
+    def check_supported(self, mip):
+        """Raise ``ValueError`` when this backend cannot solve ``mip`` exactly."""
+        if not self.supports_continuous and not mip.is_integer.all():
+            raise ValueError(
+                f"solver {self.name!r} only solves problems whose variables are all "
+                "integer; this problem has continuous variables"
+            )
+
+    def _solve(self, mip, *, objective_limit=None):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _checked(self, mip, result):
+        if result.x is not None:
+            x = np.asarray(result.x, dtype=float).copy()
+            x[mip.is_integer] = np.round(x[mip.is_integer])
+            violation = mip.max_violation(x)
+            if violation > self.feasibility_tolerance:
+                # Not a solution of this problem: keep only what the bound proves.
+                result.message += (
+                    f" {mip.name}: returned solution violates the problem by "
+                    f"{violation:.3g}; discarded"
+                )
+                result.x = None
+                result.objective = math.nan
+                if result.status not in (ERROR,):
+                    result.status = "no_solution"
+            else:
+                result.x = x
+                result.objective = mip.evaluate(x)
+        if mip.objective_is_integral and np.isfinite(result.bound):
+            rounding = math.floor if mip.maximize else math.ceil
+            result.bound = float(
+                rounding(result.bound - (1e-6 if not mip.maximize else -1e-6))
+            )
+        if result.status == "optimal" and result.x is not None:
+            # An "optimal" status must agree with the bound.
+            gap = abs(result.objective - result.bound)
+            if gap > 1e-6 * max(1.0, abs(result.objective)):
+                result.status = FEASIBLE
+        return result
+
+
+_REGISTRY = {}
+
+
+def register(cls):
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def available_solvers():
+    """Names accepted by the ``solver`` parameter."""
+    from . import _cpsat, _mathopt  # noqa: F401  (registration side effect)
+
+    return sorted(_REGISTRY)
+
+
+def get_backend(name, **kwargs):
+    """Instantiate the backend called ``name``."""
+    names = available_solvers()
+    if isinstance(name, Backend):
+        return name
+    if not isinstance(name, str) or name.lower() not in _REGISTRY:
+        raise ValueError(f"Unknown solver {name!r}; choose one of {names}.")
+    return _REGISTRY[name.lower()](**kwargs)

@@ -1,0 +1,146 @@
+"""CP-SAT through ``ortools.sat.python.cp_model``, for all-integer problems only.
+
+MathOpt's own ``CP_SAT`` solver type silently treats continuous variables as
+integers and can report a wrong "optimal"; this backend calls ``cp_model``
+directly and refuses any problem with a continuous variable or a fractional
+coefficient instead.
+"""
+
+import math
+
+import numpy as np
+
+from .._mip import FEASIBLE, INFEASIBLE, NO_SOLUTION, OPTIMAL, MIPResult
+from ._base import Backend, SolverError, register
+
+
+def _as_integers(values, what):
+    values = np.asarray(values, dtype=float)
+    finite = np.isfinite(values)
+    if np.any(np.abs(values[finite] - np.round(values[finite])) > 1e-9):
+        raise ValueError(
+            f"solver 'cpsat' needs integer {what}; got fractional values. Use "
+            "integer-valued features (e.g. binary or counts) or a MathOpt solver."
+        )
+    return np.round(values)
+
+
+@register
+class CpSatBackend(Backend):
+    """CP-SAT (constraint programming with SAT, open source)."""
+
+    name = "cpsat"
+    supports_continuous = False
+
+    def check_supported(self, mip):
+        super().check_supported(mip)
+        _as_integers(mip.A.data, "constraint coefficients")
+        _as_integers(mip.objective, "objective coefficients")
+        for what, bounds in [("variable bounds", (mip.var_lower, mip.var_upper))]:
+            for b in bounds:
+                if not np.all(np.isfinite(b)):
+                    raise ValueError(f"solver 'cpsat' needs finite {what}")
+
+    def _solve(self, mip, *, objective_limit=None):
+        from ortools.sat.python import cp_model
+
+        model = cp_model.CpModel()
+        lower = _as_integers(mip.var_lower, "variable bounds").astype(np.int64)
+        upper = _as_integers(mip.var_upper, "variable bounds").astype(np.int64)
+        variables = [
+            model.new_int_var(int(lo), int(hi), f"x{i}")
+            for i, (lo, hi) in enumerate(zip(lower, upper, strict=True))
+        ]
+        A = mip.A.tocsr()
+        coefficients = _as_integers(A.data, "constraint coefficients").astype(np.int64)
+        big = np.iinfo(np.int64).max // 4
+        for r in range(mip.n_rows):
+            start, stop = A.indptr[r], A.indptr[r + 1]
+            expr = cp_model.LinearExpr.weighted_sum(
+                [variables[j] for j in A.indices[start:stop]],
+                coefficients[start:stop].tolist(),
+            )
+            lo = mip.row_lower[r]
+            hi = mip.row_upper[r]
+            lo = -big if not np.isfinite(lo) else int(math.ceil(lo - 1e-9))
+            hi = big if not np.isfinite(hi) else int(math.floor(hi + 1e-9))
+            model.add_linear_constraint(expr, lo, hi)
+        objective_coefs = _as_integers(mip.objective, "objective coefficients")
+        nonzero = np.flatnonzero(objective_coefs)
+        objective = cp_model.LinearExpr.weighted_sum(
+            [variables[j] for j in nonzero],
+            objective_coefs[nonzero].astype(np.int64).tolist(),
+        )
+        if mip.maximize:
+            model.maximize(objective)
+        else:
+            model.minimize(objective)
+        if mip.hint is not None:
+            for i in np.flatnonzero(~np.isnan(mip.hint)):
+                value = int(np.clip(round(mip.hint[i]), lower[i], upper[i]))
+                model.add_hint(variables[i], value)
+
+        solver = cp_model.CpSolver()
+        parameters = solver.parameters
+        if self.time_limit is not None:
+            parameters.max_time_in_seconds = float(self.time_limit)
+        parameters.num_workers = int(self.threads) if self.threads else 0
+        if self.random_state is not None:
+            parameters.random_seed = int(self.random_state) % (2**31 - 1)
+        parameters.log_search_progress = self.verbose > 1
+        callback = _StopAtLimit(objective_limit, mip, mip.objective_offset)
+        try:
+            status = solver.solve(model, callback)
+        except Exception as exc:  # noqa: BLE001 - any crash proves nothing
+            raise SolverError(f"{type(exc).__name__}: {exc}") from exc
+
+        x = None
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            x = np.array([solver.value(v) for v in variables], dtype=float)
+        worst = math.inf if mip.maximize else -math.inf
+        bound = solver.best_objective_bound + mip.objective_offset
+        if status == cp_model.OPTIMAL:
+            result_status = OPTIMAL
+        elif status == cp_model.FEASIBLE:
+            result_status = FEASIBLE
+        elif status == cp_model.INFEASIBLE:
+            result_status, bound = INFEASIBLE, -worst
+        elif status == cp_model.UNKNOWN:
+            result_status, bound = NO_SOLUTION, worst
+        else:
+            raise SolverError(f"{mip.name}: CP-SAT status {solver.status_name(status)}")
+        if not np.isfinite(bound):
+            bound = -worst if result_status == INFEASIBLE else worst
+        return MIPResult(
+            status=result_status,
+            x=x,
+            objective=math.nan,
+            bound=float(bound),
+            solve_time=solver.wall_time,
+            solver=self.name,
+            message=solver.status_name(status).lower(),
+        )
+
+
+def _stop_callback_class():
+    from ortools.sat.python import cp_model
+
+    class StopAtLimit(cp_model.CpSolverSolutionCallback):
+        def __init__(self, limit, maximize, offset):
+            super().__init__()
+            self.limit = limit
+            self.maximize = maximize
+            self.offset = offset
+
+        def on_solution_callback(self):
+            if self.limit is None:
+                return
+            value = self.objective_value + self.offset
+            if (value >= self.limit) if self.maximize else (value <= self.limit):
+                self.stop_search()
+
+    return StopAtLimit
+
+
+def _StopAtLimit(limit, mip, offset):  # noqa: N802 - factory of a class instance
+    return _stop_callback_class()(limit, mip.maximize, offset)
