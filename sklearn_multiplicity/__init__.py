@@ -5,8 +5,17 @@ epsilon-level set of linear classifiers, certified by mixed-integer
 programming with Google OR-Tools.
 """
 
+from ._auditor import CertificationWarning, CompetingModel, MultiplicityAuditor
 from ._classifier import ZeroOneLinearClassifier
+from ._frame import MultiplicityFrame
 
 __version__ = "0.1.0"
 
-__all__ = ["ZeroOneLinearClassifier", "__version__"]
+__all__ = [
+    "CertificationWarning",
+    "CompetingModel",
+    "MultiplicityAuditor",
+    "MultiplicityFrame",
+    "ZeroOneLinearClassifier",
+    "__version__",
+]

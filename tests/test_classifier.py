@@ -109,7 +109,7 @@ def test_time_limit_too_short_gives_consistent_bounds():
 class FailingBackend(Backend):
     name = "failing"
 
-    def _solve(self, mip, *, objective_limit=None):
+    def _solve(self, mip, *, first_solution=False):
         return MIPResult(ERROR, None, np.nan, -np.inf, 0.0, self.name, "boom")
 
 

@@ -44,15 +44,16 @@ class Backend:
         self.random_state = random_state
         self.verbose = verbose
 
-    def solve(self, mip, *, objective_limit=None):
+    def solve(self, mip, *, first_solution=False):
         """Solve ``mip``.
 
         Parameters
         ----------
         mip : MIP
-        objective_limit : float or None
-            Stop as soon as a solution at least this good is found (a decision
-            question needs no more).
+        first_solution : bool
+            Stop at the first feasible solution: enough to answer a decision
+            question whose limit is a constraint of ``mip`` (a flip within an
+            error budget).
 
         Returns
         -------
@@ -61,7 +62,7 @@ class Backend:
         self.check_supported(mip)
         start = time.perf_counter()
         try:
-            result = self._solve(mip, objective_limit=objective_limit)
+            result = self._solve(mip, first_solution=first_solution)
         except SolverError as exc:
             worst = math.inf if mip.maximize else -math.inf
             return MIPResult(
@@ -83,7 +84,7 @@ class Backend:
                 "integer; this problem has continuous variables"
             )
 
-    def _solve(self, mip, *, objective_limit=None):  # pragma: no cover - abstract
+    def _solve(self, mip, *, first_solution=False):  # pragma: no cover - abstract
         raise NotImplementedError
 
     def _checked(self, mip, result):

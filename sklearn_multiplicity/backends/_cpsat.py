@@ -41,7 +41,7 @@ class CpSatBackend(Backend):
                 if not np.all(np.isfinite(b)):
                     raise ValueError(f"solver 'cpsat' needs finite {what}")
 
-    def _solve(self, mip, *, objective_limit=None):
+    def _solve(self, mip, *, first_solution=False):
         from ortools.sat.python import cp_model
 
         model = cp_model.CpModel()
@@ -88,9 +88,9 @@ class CpSatBackend(Backend):
         if self.random_state is not None:
             parameters.random_seed = int(self.random_state) % (2**31 - 1)
         parameters.log_search_progress = self.verbose > 1
-        callback = _StopAtLimit(objective_limit, mip, mip.objective_offset)
+        parameters.stop_after_first_solution = bool(first_solution)
         try:
-            status = solver.solve(model, callback)
+            status = solver.solve(model)
         except Exception as exc:  # noqa: BLE001 - any crash proves nothing
             raise SolverError(f"{type(exc).__name__}: {exc}") from exc
 
@@ -120,27 +120,3 @@ class CpSatBackend(Backend):
             solver=self.name,
             message=solver.status_name(status).lower(),
         )
-
-
-def _stop_callback_class():
-    from ortools.sat.python import cp_model
-
-    class StopAtLimit(cp_model.CpSolverSolutionCallback):
-        def __init__(self, limit, maximize, offset):
-            super().__init__()
-            self.limit = limit
-            self.maximize = maximize
-            self.offset = offset
-
-        def on_solution_callback(self):
-            if self.limit is None:
-                return
-            value = self.objective_value + self.offset
-            if (value >= self.limit) if self.maximize else (value <= self.limit):
-                self.stop_search()
-
-    return StopAtLimit
-
-
-def _StopAtLimit(limit, mip, offset):  # noqa: N802 - factory of a class instance
-    return _stop_callback_class()(limit, mip.maximize, offset)

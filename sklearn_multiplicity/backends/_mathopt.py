@@ -68,7 +68,7 @@ class MathOptBackend(Backend):
 
     solver_type_name = None
 
-    def _parameters(self, objective_limit):
+    def _parameters(self, first_solution):
         mathopt = _mathopt()
         params = mathopt.SolveParameters(enable_output=self.verbose > 1)
         if self.time_limit is not None:
@@ -77,8 +77,8 @@ class MathOptBackend(Backend):
             params.random_seed = int(self.random_state) % (2**31 - 1)
         params.relative_gap_tolerance = 0.0
         params.absolute_gap_tolerance = 1e-6
-        if objective_limit is not None:
-            params.objective_limit = float(objective_limit)
+        if first_solution:
+            params.solution_limit = 1
         self._set_threads(params)
         return params
 
@@ -98,11 +98,11 @@ class MathOptBackend(Backend):
                 ]
         return model_params
 
-    def _solve(self, mip, *, objective_limit=None):
+    def _solve(self, mip, *, first_solution=False):
         mathopt = _mathopt()
         solver_type = getattr(mathopt.SolverType, self.solver_type_name)
         model = mathopt.Model.from_model_proto(model_proto(mip))
-        params = self._parameters(objective_limit)
+        params = self._parameters(first_solution)
         model_params = self._model_parameters(mip, model)
         start = time.perf_counter()
         try:

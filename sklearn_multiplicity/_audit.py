@@ -1,0 +1,344 @@
+"""The audit engine: orchestrates flip and disagreement MIPs around a baseline.
+
+It holds everything certified so far, so that no MIP is solved twice:
+
+- a pool of verified models of the hypothesis class (every solution of every
+  MIP, the warm starts, the constant models);
+- for every training pattern ``u``, bounds ``flip_lower[u] <= E*_u <=
+  flip_upper[u]`` on ``E*_u``, the fewest errors of a model of the class that
+  predicts ``u`` differently from the baseline. Pattern ``u`` is ambiguous at
+  error budget ``E`` iff ``E*_u <= E``, so these bounds answer every budget at
+  once: one found model certifies every pattern it flips, and a pattern proven
+  unflippable at a large budget is unflippable at every smaller one.
+"""
+
+import logging
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from . import _formulations
+from ._mip import ERROR, INFEASIBLE, OPTIMAL
+from ._models import ModelPool, in_class, verify
+
+logger = logging.getLogger("sklearn_multiplicity")
+
+
+@dataclass
+class Bounds:
+    """A certified interval ``lower <= value <= upper`` (shares in [0, 1])."""
+
+    lower: float
+    upper: float
+
+    @property
+    def certified(self):
+        return self.upper - self.lower <= 1e-12
+
+    @property
+    def status(self):
+        return OPTIMAL if self.certified else "bounds"
+
+
+@dataclass
+class DiscrepancyResult:
+    bounds: Bounds
+    model: object  # CanonicalModel realising ``bounds.lower`` (or None)
+    mip_status: str
+
+
+class Deadline:
+    """Wall-clock budget shared by the MIPs of one request."""
+
+    def __init__(self, seconds):
+        self.end = None if seconds is None else time.perf_counter() + seconds
+
+    def remaining(self):
+        return math.inf if self.end is None else self.end - time.perf_counter()
+
+    def expired(self):
+        return self.remaining() <= 0
+
+    def limit(self, per_mip):
+        """Time limit for the next MIP (``None``: unlimited)."""
+        left = self.remaining()
+        candidates = [t for t in (per_mip, left) if t is not None and math.isfinite(t)]
+        return max(min(candidates), 1e-3) if candidates else None
+
+
+def _solve(backend, mip, first_solution):
+    return backend.solve(mip, first_solution=first_solution)
+
+
+class AuditEngine:
+    """Ambiguity and discrepancy around baseline predictions ``baseline``.
+
+    Parameters
+    ----------
+    enc : Encoding
+        Variables and shared rows (hypothesis class, affine-identity cuts).
+    baseline : ndarray of bool, shape (n_patterns,)
+        The baseline's prediction of every training pattern.
+    min_error_lower : float
+        Certified lower bound on the fewest errors of the class (every
+        ``E*_u`` is at least this).
+    backend : Backend
+        Solver used for every MIP (its time limit is set per MIP).
+    time_limit : float or None
+        Seconds per MIP.
+    n_jobs : int
+        Flip MIPs solved at once (joblib); each then gets one thread.
+    """
+
+    def __init__(self, enc, baseline, min_error_lower, backend, *, time_limit=None,
+                 n_jobs=1, verbose=0):
+        self.enc = enc
+        self.problem = enc.problem
+        self.baseline = np.asarray(baseline, dtype=bool)
+        self.baseline_errors = float(self.problem.errors(self.baseline))
+        self.backend = backend
+        self.time_limit = time_limit
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        k = self.problem.n_patterns
+        self.flip_lower = np.full(k, float(min_error_lower))
+        self.flip_upper = np.full(k, np.inf)
+        self.witness = np.full(k, -1, dtype=np.int64)
+        self.pool = ModelPool()
+        self.discrepancies = {}
+        self.log = []
+
+    # -- budgets -----------------------------------------------------------
+    @property
+    def integral(self):
+        return self.problem.weights_are_integral
+
+    def budget(self, eps):
+        """Largest weighted error allowed in the ``eps``-level set.
+
+        ``err(h0) + eps * W`` (``W`` the total weight); with integral weights
+        the extra allowance is rounded down to a whole error count,
+        ``floor(eps * W)``, so with unit weights ``eps * n`` extra errors.
+        """
+        extra = eps * self.problem.total_weight
+        if self.integral:
+            extra = math.floor(extra + 1e-9)
+        return self.baseline_errors + extra
+
+    def _above(self, budget):
+        """The smallest error count strictly above ``budget``."""
+        if self.integral:
+            return math.floor(budget + 1e-9) + 1.0
+        return budget + 1e-9 * max(1.0, self.problem.total_weight)
+
+    # -- the pool ----------------------------------------------------------
+    def add_model(self, model):
+        """Add a verified model of the class; update flip upper bounds."""
+        if model is None or not in_class(self.enc, model, tolerance=1e-4):
+            return None
+        index = len(self.pool)
+        self.pool.add(model)
+        k = self.problem.n_patterns
+        flips = model.z[:k] != self.baseline
+        better = flips & (model.errors < self.flip_upper)
+        self.flip_upper[better] = model.errors
+        self.witness[better] = index
+        return model
+
+    def _record(self, mip, result):
+        entry = {
+            "mip": mip.name,
+            "status": result.status,
+            "objective": result.objective,
+            "bound": result.bound,
+            "seconds": result.solve_time,
+            "message": result.message,
+        }
+        self.log.append(entry)
+        level = logging.WARNING if result.status == ERROR else logging.DEBUG
+        logger.log(level, "%s: %s (objective %s, bound %s, %.2f s) %s", mip.name,
+                   result.status, result.objective, result.bound, result.solve_time,
+                   result.message)
+
+    # -- ambiguity -----------------------------------------------------------
+    def undetermined(self, budget, exact=False):
+        """Patterns whose ambiguity at ``budget`` (or exact ``E*_u``) is unknown."""
+        low_enough = self.flip_lower <= budget + 1e-9
+        if exact:
+            return np.flatnonzero(low_enough & (self.flip_lower < self.flip_upper))
+        return np.flatnonzero(low_enough & (self.flip_upper > budget + 1e-9))
+
+    def ambiguity_bounds(self, budget, weights=None):
+        """Certified bounds on the weighted share of flippable patterns."""
+        weights = self.problem.pattern_weight if weights is None else weights
+        total = weights.sum()
+        if total <= 0:
+            return Bounds(0.0, 0.0)
+        sure = self.flip_upper <= budget + 1e-9
+        maybe = self.flip_lower <= budget + 1e-9
+        return Bounds(float(weights[sure].sum() / total), float(weights[maybe].sum() / total))
+
+    def certify_flips(self, budget, *, exact=False, deadline=None, progress=None):
+        """Solve flip MIPs until every pattern is decided at ``budget``.
+
+        With ``exact``, each flip MIP is solved to optimality (below the
+        budget), which pins ``E*_u`` and so answers every smaller budget too.
+        Patterns are taken smallest first; a pattern flipped by any model
+        found meanwhile is skipped.
+        """
+        deadline = deadline or Deadline(None)
+        order_key = self.problem.pattern_weight
+        attempted = np.zeros(self.problem.n_patterns, dtype=bool)
+        while not deadline.expired():
+            todo = self.undetermined(budget, exact)
+            todo = todo[~attempted[todo]]  # one MIP per pattern and call
+            if todo.size == 0:
+                break
+            todo = todo[np.lexsort((todo, order_key[todo]))]
+            batch = todo[: max(1, self.n_jobs)]
+            attempted[batch] = True
+            mips = [self._flip_mip(u, budget) for u in batch]
+            backends = [self._backend(deadline, threads=1 if self.n_jobs > 1 else None)
+                        for _ in batch]
+            if self.n_jobs > 1 and len(batch) > 1:
+                results = Parallel(n_jobs=self.n_jobs)(
+                    delayed(_solve)(b, m, not exact) for b, m in zip(backends, mips, strict=True)
+                )
+            else:
+                results = [_solve(backends[0], mips[0], not exact)]
+            for u, mip, result in zip(batch, mips, results, strict=True):
+                self._record(mip, result)
+                self._learn_flip(u, budget, result)
+            if progress is not None:
+                progress(len(self.undetermined(budget, exact)))
+        return self.undetermined(budget, exact)
+
+    def _flip_mip(self, u, budget):
+        hint = None
+        if self.witness[u] >= 0:
+            m = self.pool.models[self.witness[u]]
+            hint = np.concatenate([m.w, [m.b], m.z.astype(float)])
+        return _formulations.flip(self.enc, u, int(not self.baseline[u]),
+                                  budget=budget, hint=hint)
+
+    def _learn_flip(self, u, budget, result):
+        if result.has_solution:
+            w, b, _ = self.enc.decode(result.x)
+            self.add_model(verify(self.enc, w, b, source=f"flip pattern {u}"))
+        if result.status == INFEASIBLE:
+            self.flip_lower[u] = max(self.flip_lower[u], self._above(budget))
+        elif result.status != ERROR and np.isfinite(result.bound):
+            self.flip_lower[u] = max(self.flip_lower[u], result.bound)
+        self.flip_lower[u] = min(self.flip_lower[u], self.flip_upper[u])
+
+    def _backend(self, deadline, threads=None):
+        import copy
+
+        backend = copy.copy(self.backend)
+        backend.time_limit = deadline.limit(self.time_limit)
+        if threads is not None:
+            backend.threads = threads
+        return backend
+
+    # -- discrepancy ---------------------------------------------------------
+    def disagreement(self, model, weights):
+        k = self.problem.n_patterns
+        return float(weights[model.z[:k] != self.baseline].sum())
+
+    def discrepancy(self, budget, *, weights=None, key="all", deadline=None):
+        """Bounds on the largest weighted share flipped within ``budget``."""
+        cache_key = (round(budget, 9), key)
+        cached = self.discrepancies.get(cache_key)
+        if cached is not None and cached.bounds.certified:
+            return cached
+        deadline = deadline or Deadline(None)
+        weights = self.problem.pattern_weight if weights is None else weights
+        total = float(weights.sum())
+        if total <= 0:
+            return DiscrepancyResult(Bounds(0.0, 0.0), None, OPTIMAL)
+        candidates = self.pool.within(budget)
+        best = max(candidates, key=lambda m: self.disagreement(m, weights), default=None)
+        lower = self.disagreement(best, weights) if best is not None else 0.0
+        upper = total
+        status = "skipped"
+        if not deadline.expired():
+            hint = None if best is None else np.concatenate(
+                [best.w, [best.b], best.z.astype(float)])
+            extended = np.zeros(self.enc.X.shape[0])
+            extended[: self.problem.n_patterns] = weights
+            mip = _formulations.max_disagreement(
+                self.enc, np.concatenate(
+                    [self.baseline, np.zeros(self.enc.X.shape[0] - self.problem.n_patterns,
+                                             dtype=bool)]),
+                budget, weights=extended, hint=hint,
+                name=f"max_disagreement[{key}, budget {budget:g}]")
+            result = self._backend(deadline).solve(mip)
+            self._record(mip, result)
+            status = result.status
+            if result.has_solution:
+                w, b, _ = self.enc.decode(result.x)
+                found = self.add_model(verify(self.enc, w, b, source=mip.name))
+                if found is not None and found.errors <= budget + 1e-9:
+                    value = self.disagreement(found, weights)
+                    if value > lower:
+                        best, lower = found, value
+            if result.status == INFEASIBLE:
+                upper = lower  # the level set of the class is empty (or only pool)
+            elif result.status != ERROR and np.isfinite(result.bound):
+                upper = min(upper, result.bound)
+        upper = max(upper, lower)
+        if cached is not None:
+            lower = max(lower, cached.bounds.lower * total)
+            upper = min(upper, cached.bounds.upper * total)
+        out = DiscrepancyResult(Bounds(lower / total, upper / total), best, status)
+        self.discrepancies[cache_key] = out
+        return out
+
+    # -- new people ----------------------------------------------------------
+    def flip_new_patterns(self, patterns, baseline_new, budget, cuts, *, deadline=None):
+        """Which new patterns a model of the level set predicts differently.
+
+        Known models within the budget decide most patterns for free; each
+        remaining pattern gets a flip MIP in an encoding extended with it.
+
+        Returns
+        -------
+        decided, undecided : ndarray of bool, shape (n_new,)
+            Certified ambiguous; not decided within the limits.
+        """
+        deadline = deadline or Deadline(None)
+        patterns = np.asarray(patterns, dtype=float)
+        n_new = patterns.shape[0]
+        decided = np.zeros(n_new, dtype=bool)
+        hyp = self.enc.hypothesis
+        canonical = self.problem.canonical(patterns, scaled=hyp.scaled)
+        for m in self.pool.within(budget):
+            decided |= ((canonical @ m.w + m.b) > 0) != baseline_new
+        todo = np.flatnonzero(~decided)
+        undecided = np.zeros(n_new, dtype=bool)
+        if todo.size == 0:
+            return decided, undecided
+        enc = _formulations.encode(self.problem, hyp, extra_patterns=patterns[todo],
+                                   cuts=cuts)
+        for j, index in enumerate(todo):
+            if decided[index]:
+                continue
+            if deadline.expired():
+                undecided[index] = True
+                continue
+            mip = _formulations.flip(enc, enc.n_train + j, int(not baseline_new[index]),
+                                     budget=budget)
+            result = self._backend(deadline).solve(mip, first_solution=True)
+            self._record(mip, result)
+            if result.has_solution:
+                w, b, _ = enc.decode(result.x)
+                model = verify(enc, w, b, source=mip.name)
+                if model.errors <= budget + 1e-9:
+                    flips = ((canonical @ model.w + model.b) > 0) != baseline_new
+                    decided |= flips
+            if not decided[index] and result.status != INFEASIBLE:
+                undecided[index] = True
+        return decided, undecided & ~decided

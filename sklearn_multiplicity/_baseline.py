@@ -1,0 +1,131 @@
+"""Turn the estimator given to the auditor into a fitted linear baseline."""
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.pipeline import Pipeline
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter
+
+SUPPORTED = (
+    "a binary linear classifier exposing coef_ and intercept_ (LogisticRegression, "
+    "LinearSVC, SGDClassifier, RidgeClassifier, ZeroOneLinearClassifier, ...), "
+    "a Pipeline ending in one, or either wrapped in sklearn.frozen.FrozenEstimator"
+)
+
+
+@dataclass
+class Baseline:
+    """A fitted baseline: the estimator, the audit space and its linear model.
+
+    Attributes
+    ----------
+    estimator : the fitted estimator (as given, frozen, or a fitted clone).
+    transform : callable mapping user ``X`` to the audit space (identity unless
+        the estimator is a Pipeline: then its transformers).
+    linear : the final linear classifier.
+    prefix : list of fitted pipeline steps before ``linear`` (empty if none).
+    """
+
+    estimator: object
+    transform: object
+    linear: object
+    prefix: list
+
+    @property
+    def coef(self):
+        return np.asarray(self.linear.coef_, dtype=float).ravel()
+
+    @property
+    def intercept(self):
+        return float(np.ravel(self.linear.intercept_)[0])
+
+
+def _unfrozen(estimator):
+    try:
+        from sklearn.frozen import FrozenEstimator
+    except ImportError:  # pragma: no cover - scikit-learn < 1.6
+        return estimator, False
+    if isinstance(estimator, FrozenEstimator):
+        return estimator.estimator, True
+    return estimator, False
+
+
+def fit_baseline(estimator, X, y, sample_weight=None):
+    """Fit (or take as is, when frozen) the baseline and check it is linear."""
+    inner, frozen = _unfrozen(estimator)
+    if frozen:
+        fitted = estimator
+    else:
+        try:
+            fitted = clone(estimator)
+        except TypeError as exc:
+            raise TypeError(
+                f"The estimator {estimator!r} cannot be cloned ({exc}); the auditor "
+                f"needs {SUPPORTED}."
+            ) from exc
+        _check_linear_type(fitted)
+        kwargs = {}
+        if sample_weight is not None:
+            if not _accepts_sample_weight(fitted):
+                raise TypeError(
+                    f"{type(fitted).__name__}.fit does not accept sample_weight."
+                )
+            kwargs = _sample_weight_kwargs(fitted, sample_weight)
+        fitted.fit(X, y, **kwargs)
+        inner = fitted
+    if isinstance(inner, Pipeline):
+        linear = inner.steps[-1][1]
+        prefix = inner.steps[:-1]
+
+        def transform(X, _pipe=inner):
+            return _pipe[:-1].transform(X)
+    else:
+        linear, prefix = inner, []
+
+        def transform(X):
+            return X
+
+    _check_linear_type(linear)
+    check_is_fitted(linear)
+    _check_linear_fitted(linear)
+    return Baseline(fitted, transform, linear, prefix)
+
+
+def _check_linear_type(estimator):
+    if isinstance(estimator, Pipeline):
+        estimator = estimator.steps[-1][1]
+    if not hasattr(estimator, "fit") or not hasattr(estimator, "predict"):
+        raise TypeError(f"{estimator!r} is not an estimator; the auditor needs {SUPPORTED}.")
+
+
+def _check_linear_fitted(linear):
+    name = type(linear).__name__
+    coef = getattr(linear, "coef_", None)
+    intercept = getattr(linear, "intercept_", None)
+    classes = getattr(linear, "classes_", None)
+    if coef is None or intercept is None or classes is None:
+        raise TypeError(
+            f"{name} is not a linear classifier (it lacks coef_, intercept_ or "
+            f"classes_); the auditor needs {SUPPORTED}."
+        )
+    coef = np.asarray(coef)
+    if len(classes) != 2 or not (coef.ndim == 1 or coef.shape[0] == 1):
+        raise TypeError(
+            f"{name} has {len(classes)} classes and coef_ of shape {coef.shape}; "
+            f"only binary problems are supported ({SUPPORTED})."
+        )
+    if np.size(np.ravel(intercept)) != 1:
+        raise TypeError(f"{name}.intercept_ must hold one value for a binary problem.")
+
+
+def _accepts_sample_weight(estimator):
+    if isinstance(estimator, Pipeline):
+        return has_fit_parameter(estimator.steps[-1][1], "sample_weight")
+    return has_fit_parameter(estimator, "sample_weight")
+
+
+def _sample_weight_kwargs(estimator, sample_weight):
+    if isinstance(estimator, Pipeline):
+        return {f"{estimator.steps[-1][0]}__sample_weight": sample_weight}
+    return {"sample_weight": sample_weight}
