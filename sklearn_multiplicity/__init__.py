@@ -8,6 +8,7 @@ programming with Google OR-Tools.
 from ._auditor import CertificationWarning, CompetingModel, MultiplicityAuditor
 from ._classifier import ZeroOneLinearClassifier
 from ._frame import MultiplicityFrame
+from ._scorers import ambiguity_scorer, discrepancy_scorer
 
 __version__ = "0.1.0"
 
@@ -17,5 +18,7 @@ __all__ = [
     "MultiplicityAuditor",
     "MultiplicityFrame",
     "ZeroOneLinearClassifier",
+    "ambiguity_scorer",
+    "discrepancy_scorer",
     "__version__",
 ]

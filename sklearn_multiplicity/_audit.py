@@ -93,8 +93,17 @@ class AuditEngine:
         Flip MIPs solved at once (joblib); each then gets one thread.
     """
 
-    def __init__(self, enc, baseline, min_error_lower, backend, *, time_limit=None,
-                 n_jobs=1, verbose=0):
+    def __init__(
+        self,
+        enc,
+        baseline,
+        min_error_lower,
+        backend,
+        *,
+        time_limit=None,
+        n_jobs=1,
+        verbose=0,
+    ):
         self.enc = enc
         self.problem = enc.problem
         self.baseline = np.asarray(baseline, dtype=bool)
@@ -159,9 +168,16 @@ class AuditEngine:
         }
         self.log.append(entry)
         level = logging.WARNING if result.status == ERROR else logging.DEBUG
-        logger.log(level, "%s: %s (objective %s, bound %s, %.2f s) %s", mip.name,
-                   result.status, result.objective, result.bound, result.solve_time,
-                   result.message)
+        logger.log(
+            level,
+            "%s: %s (objective %s, bound %s, %.2f s) %s",
+            mip.name,
+            result.status,
+            result.objective,
+            result.bound,
+            result.solve_time,
+            result.message,
+        )
 
     # -- ambiguity -----------------------------------------------------------
     def undetermined(self, budget, exact=False):
@@ -179,7 +195,9 @@ class AuditEngine:
             return Bounds(0.0, 0.0)
         sure = self.flip_upper <= budget + 1e-9
         maybe = self.flip_lower <= budget + 1e-9
-        return Bounds(float(weights[sure].sum() / total), float(weights[maybe].sum() / total))
+        return Bounds(
+            float(weights[sure].sum() / total), float(weights[maybe].sum() / total)
+        )
 
     def certify_flips(self, budget, *, exact=False, deadline=None, progress=None):
         """Solve flip MIPs until every pattern is decided at ``budget``.
@@ -201,11 +219,14 @@ class AuditEngine:
             batch = todo[: max(1, self.n_jobs)]
             attempted[batch] = True
             mips = [self._flip_mip(u, budget) for u in batch]
-            backends = [self._backend(deadline, threads=1 if self.n_jobs > 1 else None)
-                        for _ in batch]
+            backends = [
+                self._backend(deadline, threads=1 if self.n_jobs > 1 else None)
+                for _ in batch
+            ]
             if self.n_jobs > 1 and len(batch) > 1:
                 results = Parallel(n_jobs=self.n_jobs)(
-                    delayed(_solve)(b, m, not exact) for b, m in zip(backends, mips, strict=True)
+                    delayed(_solve)(b, m, not exact)
+                    for b, m in zip(backends, mips, strict=True)
                 )
             else:
                 results = [_solve(backends[0], mips[0], not exact)]
@@ -221,8 +242,9 @@ class AuditEngine:
         if self.witness[u] >= 0:
             m = self.pool.models[self.witness[u]]
             hint = np.concatenate([m.w, [m.b], m.z.astype(float)])
-        return _formulations.flip(self.enc, u, int(not self.baseline[u]),
-                                  budget=budget, hint=hint)
+        return _formulations.flip(
+            self.enc, u, int(not self.baseline[u]), budget=budget, hint=hint
+        )
 
     def _learn_flip(self, u, budget, result):
         if result.has_solution:
@@ -260,21 +282,35 @@ class AuditEngine:
         if total <= 0:
             return DiscrepancyResult(Bounds(0.0, 0.0), None, OPTIMAL)
         candidates = self.pool.within(budget)
-        best = max(candidates, key=lambda m: self.disagreement(m, weights), default=None)
+        best = max(
+            candidates, key=lambda m: self.disagreement(m, weights), default=None
+        )
         lower = self.disagreement(best, weights) if best is not None else 0.0
         upper = total
         status = "skipped"
         if not deadline.expired():
-            hint = None if best is None else np.concatenate(
-                [best.w, [best.b], best.z.astype(float)])
+            hint = (
+                None
+                if best is None
+                else np.concatenate([best.w, [best.b], best.z.astype(float)])
+            )
             extended = np.zeros(self.enc.X.shape[0])
             extended[: self.problem.n_patterns] = weights
             mip = _formulations.max_disagreement(
-                self.enc, np.concatenate(
-                    [self.baseline, np.zeros(self.enc.X.shape[0] - self.problem.n_patterns,
-                                             dtype=bool)]),
-                budget, weights=extended, hint=hint,
-                name=f"max_disagreement[{key}, budget {budget:g}]")
+                self.enc,
+                np.concatenate(
+                    [
+                        self.baseline,
+                        np.zeros(
+                            self.enc.X.shape[0] - self.problem.n_patterns, dtype=bool
+                        ),
+                    ]
+                ),
+                budget,
+                weights=extended,
+                hint=hint,
+                name=f"max_disagreement[{key}, budget {budget:g}]",
+            )
             result = self._backend(deadline).solve(mip)
             self._record(mip, result)
             status = result.status
@@ -321,16 +357,18 @@ class AuditEngine:
         undecided = np.zeros(n_new, dtype=bool)
         if todo.size == 0:
             return decided, undecided
-        enc = _formulations.encode(self.problem, hyp, extra_patterns=patterns[todo],
-                                   cuts=cuts)
+        enc = _formulations.encode(
+            self.problem, hyp, extra_patterns=patterns[todo], cuts=cuts
+        )
         for j, index in enumerate(todo):
             if decided[index]:
                 continue
             if deadline.expired():
                 undecided[index] = True
                 continue
-            mip = _formulations.flip(enc, enc.n_train + j, int(not baseline_new[index]),
-                                     budget=budget)
+            mip = _formulations.flip(
+                enc, enc.n_train + j, int(not baseline_new[index]), budget=budget
+            )
             result = self._backend(deadline).solve(mip, first_solution=True)
             self._record(mip, result)
             if result.has_solution:

@@ -48,7 +48,9 @@ class CompetingModel(LinearClassifierMixin, BaseEstimator):
         The MIP or heuristic that found it.
     """
 
-    def __init__(self, coef=None, intercept=0.0, classes=None, n_errors=None, source=""):
+    def __init__(
+        self, coef=None, intercept=0.0, classes=None, n_errors=None, source=""
+    ):
         self.coef = coef
         self.intercept = intercept
         self.classes = classes
@@ -67,8 +69,13 @@ class CompetingModel(LinearClassifierMixin, BaseEstimator):
 
 def _has_baseline(name):
     def check(self):
-        return hasattr(self.estimator_ if hasattr(self, "estimator_") else
-                       (self.estimator or ZeroOneLinearClassifier()), name)
+        return hasattr(
+            self.estimator_
+            if hasattr(self, "estimator_")
+            else (self.estimator or ZeroOneLinearClassifier()),
+            name,
+        )
+
     return check
 
 
@@ -136,7 +143,8 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Distinct training patterns in the audit space.
     hypothesis_class_ : str
     mip_log_ : list of dict
-        One entry per solved MIP: name, status, objective, bound, seconds.
+        One entry per solved MIP: name, status, objective, bound, seconds
+        (grows as measures are requested).
 
     See Also
     --------
@@ -222,10 +230,12 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.classes_, y01 = check_binary_target(y)
         weight = check_weights(sample_weight, X_checked)
         self.groups_ = self._check_groups(groups, len(y))
-        hypothesis = make_hypothesis_class(self.weights, self.solver, self.margin,
-                                           self.max_weight)
-        baseline = fit_baseline(self._baseline_estimator(), X, y,
-                                None if sample_weight is None else weight)
+        hypothesis = make_hypothesis_class(
+            self.weights, self.solver, self.margin, self.max_weight
+        )
+        baseline = fit_baseline(
+            self._baseline_estimator(), X, y, None if sample_weight is None else weight
+        )
         self.estimator_ = baseline.estimator
         self._baseline = baseline
         if not np.array_equal(np.asarray(baseline.linear.classes_), self.classes_):
@@ -247,20 +257,35 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         z0[problem.inverse[active]] = predictions[active]
 
         enc = _formulations.encode(problem, hypothesis, cuts=self.cuts)
-        backend = get_backend(self.solver, threads=resolve_threads(self.n_jobs),
-                              random_state=self.random_state, verbose=self.verbose)
+        backend = get_backend(
+            self.solver,
+            threads=resolve_threads(self.n_jobs),
+            random_state=self.random_state,
+            verbose=self.verbose,
+        )
         deadline = Deadline(self.total_time_limit)
-        min_fit = solve_min_error(enc, backend, time_limit=deadline.limit(self.time_limit),
-                                  random_state=self.random_state)
+        min_fit = solve_min_error(
+            enc,
+            backend,
+            time_limit=deadline.limit(self.time_limit),
+            random_state=self.random_state,
+        )
         engine = AuditEngine(
-            enc, z0, min_fit["lower_bound"], backend,
-            time_limit=self.time_limit, n_jobs=self._parallel_jobs(),
+            enc,
+            z0,
+            min_fit["lower_bound"],
+            backend,
+            time_limit=self.time_limit,
+            n_jobs=self._parallel_jobs(),
             verbose=self.verbose,
         )
         engine._record(_formulations.min_error(enc), min_fit["result"])
-        for model in [min_fit["model"], *constant_models(enc),
-                      logistic_model(enc, random_state=self.random_state),
-                      self._baseline_in_class(enc, problem, hypothesis, baseline)]:
+        for model in [
+            min_fit["model"],
+            *constant_models(enc),
+            logistic_model(enc, random_state=self.random_state),
+            self._baseline_in_class(enc, problem, hypothesis, baseline),
+        ]:
             engine.add_model(model)
         self._engine = engine
         self._problem = problem
@@ -277,7 +302,8 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 "The baseline makes fewer errors than any model of the hypothesis "
                 f"class ({self.hypothesis_class_}); small level sets may be empty. "
                 "Decrease margin or use weights='continuous'.",
-                UserWarning, stacklevel=2,
+                UserWarning,
+                stacklevel=2,
             )
         return self
 
@@ -285,9 +311,14 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if self.estimator is not None:
             return self.estimator
         return ZeroOneLinearClassifier(
-            solver=self.solver, time_limit=self.time_limit, margin=self.margin,
-            weights=self.weights, max_weight=self.max_weight, cuts=self.cuts,
-            n_jobs=self.n_jobs, random_state=self.random_state,
+            solver=self.solver,
+            time_limit=self.time_limit,
+            margin=self.margin,
+            weights=self.weights,
+            max_weight=self.max_weight,
+            cuts=self.cuts,
+            n_jobs=self.n_jobs,
+            random_state=self.random_state,
         )
 
     def _parallel_jobs(self):
@@ -295,8 +326,12 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _audit_space(self, X):
         Z = self._baseline.transform(X)
-        return check_array(Z, dtype=np.float64, ensure_all_finite=True,
-                           input_name="X (in the baseline's feature space)")
+        return check_array(
+            Z,
+            dtype=np.float64,
+            ensure_all_finite=True,
+            input_name="X (in the baseline's feature space)",
+        )
 
     @staticmethod
     def _check_groups(groups, n):
@@ -313,10 +348,17 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _baseline_in_class(enc, problem, hypothesis, baseline):
-        w, b = problem.from_original(baseline.coef, baseline.intercept,
-                                     scaled=hypothesis.scaled)
+        w, b = problem.from_original(
+            baseline.coef, baseline.intercept, scaled=hypothesis.scaled
+        )
         fitted = hypothesis.fit_model(problem, w, b)
         return None if fitted is None else verify(enc, *fitted, source="baseline")
+
+    @property
+    def mip_log_(self):
+        """One dict per MIP solved so far: name, status, objective, bound, seconds."""
+        check_is_fitted(self)
+        return list(self._engine.log)
 
     # ------------------------------------------------------------ delegation
     def predict(self, X):
@@ -377,7 +419,8 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         budget = engine.budget(eps)
         todo = engine.undetermined(budget)
         engine.certify_flips(
-            budget, deadline=Deadline(self.total_time_limit),
+            budget,
+            deadline=Deadline(self.total_time_limit),
             progress=self._progress(todo.size, f"ambiguity at eps={eps:g}"),
         )
         return engine.ambiguity_bounds(budget, weights)
@@ -398,8 +441,12 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _discrepancy(self, eps, weights=None, key="all"):
         eps = self._eps(eps)
         engine = self._engine
-        return engine.discrepancy(engine.budget(eps), weights=weights, key=key,
-                                  deadline=Deadline(self.total_time_limit))
+        return engine.discrepancy(
+            engine.budget(eps),
+            weights=weights,
+            key=key,
+            deadline=Deadline(self.total_time_limit),
+        )
 
     def discrepancy(self, eps=None):
         """Largest share of predictions that one level-set model flips.
@@ -448,10 +495,12 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return None if result.model is None else self._estimator_of(result.model)
 
     def _estimator_of(self, model):
-        coef, intercept = self._problem.to_original(model.w, model.b,
-                                                    scaled=self._hypothesis.scaled)
-        linear = CompetingModel(coef, intercept, self.classes_, model.errors,
-                                model.source).fit()
+        coef, intercept = self._problem.to_original(
+            model.w, model.b, scaled=self._hypothesis.scaled
+        )
+        linear = CompetingModel(
+            coef, intercept, self.classes_, model.errors, model.source
+        ).fit()
         if self._baseline.prefix:
             return Pipeline([*self._baseline.prefix, ("competing", linear)])
         return linear
@@ -473,12 +522,14 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         sure = engine.flip_upper <= budget + 1e-9
         maybe = engine.flip_lower <= budget + 1e-9
         baseline = self.classes_[self._rows(engine.baseline.astype(int), fill=0)]
-        return pd.DataFrame({
-            "baseline": baseline,
-            "contestable": self._rows(sure),
-            "undecided": self._rows(maybe & ~sure),
-            "min_flip_errors": self._rows(engine.flip_upper, fill=np.nan),
-        })
+        return pd.DataFrame(
+            {
+                "baseline": baseline,
+                "contestable": self._rows(sure),
+                "undecided": self._rows(maybe & ~sure),
+                "min_flip_errors": self._rows(engine.flip_upper, fill=np.nan),
+            }
+        )
 
     def ambiguous(self, X, eps=None):
         """Whether a level-set model gives each new person the other prediction.
@@ -506,10 +557,16 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         z0_new = np.zeros(patterns.shape[0], dtype=bool)
         z0_new[inverse] = predictions
         decided, undecided = self._engine.flip_new_patterns(
-            patterns, z0_new, self._engine.budget(eps), self.cuts,
-            deadline=Deadline(self.total_time_limit))
+            patterns,
+            z0_new,
+            self._engine.budget(eps),
+            self.cuts,
+            deadline=Deadline(self.total_time_limit),
+        )
         if undecided.any():
-            _warn_uncertified(f"ambiguity of {int(undecided[inverse].sum())} new people", eps)
+            _warn_uncertified(
+                f"ambiguity of {int(undecided[inverse].sum())} new people", eps
+            )
         return decided[inverse]
 
     # -------------------------------------------------------------- groups
@@ -533,20 +590,31 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         weight_rows = self._weights
         for g in np.unique(self.groups_):
             mask = (self.groups_ == g) & active
-            w_g = np.bincount(problem.inverse[mask], weights=weight_rows[mask],
-                              minlength=problem.n_patterns)
+            w_g = np.bincount(
+                problem.inverse[mask],
+                weights=weight_rows[mask],
+                minlength=problem.n_patterns,
+            )
             amb = self._ambiguity(eps, weights=w_g)
             disc = self._discrepancy(eps, weights=w_g, key=f"group {g}").bounds
-            rows.append({"group": g, "n": float(w_g.sum()),
-                         **_columns("ambiguity", amb), **_columns("discrepancy", disc)})
+            rows.append(
+                {
+                    "group": g,
+                    "n": float(w_g.sum()),
+                    **_columns("ambiguity", amb),
+                    **_columns("discrepancy", disc),
+                }
+            )
         return frame_from_rows(overall, rows, eps)
-
 
     def _summary(self, eps):
         amb = self._ambiguity(eps)
         disc = self._discrepancy(eps).bounds
-        return {"n": self._problem.total_weight, **_columns("ambiguity", amb),
-                **_columns("discrepancy", disc)}
+        return {
+            "n": self._problem.total_weight,
+            **_columns("ambiguity", amb),
+            **_columns("discrepancy", disc),
+        }
 
     # ---------------------------------------------------------------- path
     def path(self, max_epsilon=None, *, step=None):
@@ -570,25 +638,36 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         engine = self._engine
         total = self._problem.total_weight
         if engine.integral:
-            extras = np.arange(0, int(np.floor(max_eps * total + 1e-9)) + 1, dtype=float)
+            extras = np.arange(
+                0, int(np.floor(max_eps * total + 1e-9)) + 1, dtype=float
+            )
         else:
             step = step or max_eps / 10 or 1.0
             extras = np.arange(0, max_eps + 1e-12, step) * total
         deadline = Deadline(self.total_time_limit)
         top = engine.baseline_errors + extras[-1]
         todo = engine.undetermined(top, exact=True)
-        engine.certify_flips(top, exact=True, deadline=deadline,
-                             progress=self._progress(todo.size, "ambiguity path"))
+        engine.certify_flips(
+            top,
+            exact=True,
+            deadline=deadline,
+            progress=self._progress(todo.size, "ambiguity path"),
+        )
         rows = []
         for extra in extras:
             budget = engine.baseline_errors + extra
             amb = engine.ambiguity_bounds(budget)
             disc = engine.discrepancy(budget, deadline=deadline).bounds
-            rows.append({
-                "epsilon": extra / total, "extra_errors": extra, "budget": budget,
-                **_columns("ambiguity", amb), **_columns("discrepancy", disc),
-                "certified": bool(amb.certified and disc.certified),
-            })
+            rows.append(
+                {
+                    "epsilon": extra / total,
+                    "extra_errors": extra,
+                    "budget": budget,
+                    **_columns("ambiguity", amb),
+                    **_columns("discrepancy", disc),
+                    "certified": bool(amb.certified and disc.certified),
+                }
+            )
         self.path_ = pd.DataFrame(rows)
         return self.path_
 
@@ -600,8 +679,11 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
 
 def _columns(name, bounds):
-    return {name: bounds.lower, f"{name}_lower": bounds.lower,
-            f"{name}_upper": bounds.upper}
+    return {
+        name: bounds.lower,
+        f"{name}_lower": bounds.lower,
+        f"{name}_upper": bounds.upper,
+    }
 
 
 def _warn_uncertified(what, eps):
@@ -609,7 +691,8 @@ def _warn_uncertified(what, eps):
         f"The {what} at eps={eps} is not certified (a time limit stopped a MIP); "
         "reporting the certified lower bound. Use the *_bounds methods for both "
         "bounds, or raise time_limit.",
-        CertificationWarning, stacklevel=3,
+        CertificationWarning,
+        stacklevel=3,
     )
 
 

@@ -21,16 +21,20 @@ class Baseline:
     Attributes
     ----------
     estimator : the fitted estimator (as given, frozen, or a fitted clone).
-    transform : callable mapping user ``X`` to the audit space (identity unless
-        the estimator is a Pipeline: then its transformers).
+    pipeline : the fitted Pipeline whose transformers map user ``X`` to the
+        audit space, or None (the audit space is the input space).
     linear : the final linear classifier.
     prefix : list of fitted pipeline steps before ``linear`` (empty if none).
     """
 
     estimator: object
-    transform: object
+    pipeline: object
     linear: object
     prefix: list
+
+    def transform(self, X):
+        """User ``X`` in the audit space."""
+        return X if self.pipeline is None else self.pipeline[:-1].transform(X)
 
     @property
     def coef(self):
@@ -75,28 +79,22 @@ def fit_baseline(estimator, X, y, sample_weight=None):
         fitted.fit(X, y, **kwargs)
         inner = fitted
     if isinstance(inner, Pipeline):
-        linear = inner.steps[-1][1]
-        prefix = inner.steps[:-1]
-
-        def transform(X, _pipe=inner):
-            return _pipe[:-1].transform(X)
+        linear, prefix, pipeline = inner.steps[-1][1], inner.steps[:-1], inner
     else:
-        linear, prefix = inner, []
-
-        def transform(X):
-            return X
-
+        linear, prefix, pipeline = inner, [], None
     _check_linear_type(linear)
     check_is_fitted(linear)
     _check_linear_fitted(linear)
-    return Baseline(fitted, transform, linear, prefix)
+    return Baseline(fitted, pipeline, linear, prefix)
 
 
 def _check_linear_type(estimator):
     if isinstance(estimator, Pipeline):
         estimator = estimator.steps[-1][1]
     if not hasattr(estimator, "fit") or not hasattr(estimator, "predict"):
-        raise TypeError(f"{estimator!r} is not an estimator; the auditor needs {SUPPORTED}.")
+        raise TypeError(
+            f"{estimator!r} is not an estimator; the auditor needs {SUPPORTED}."
+        )
 
 
 def _check_linear_fitted(linear):

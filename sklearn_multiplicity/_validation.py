@@ -9,7 +9,7 @@ from sklearn.utils.validation import _check_sample_weight
 
 def check_binary_target(y):
     """Return ``(classes, y01)``; raise a clear ``ValueError`` otherwise."""
-    kind = type_of_target(y, input_name="y")
+    kind = type_of_target(y, input_name="y", raise_unknown=True)
     classes = np.unique(y)
     if classes.size < 2:
         raise ValueError(

@@ -5,6 +5,7 @@ matrix, never through Python expressions: building tens of thousands of rows
 one expression at a time costs more than solving them.
 """
 
+import logging
 import math
 import time
 
@@ -12,6 +13,11 @@ import numpy as np
 
 from .._mip import FEASIBLE, INFEASIBLE, NO_SOLUTION, OPTIMAL, MIPResult
 from ._base import Backend, SolverError, register
+
+logger = logging.getLogger("sklearn_multiplicity")
+
+#: Thread count of the HiGHS scheduler of this process, set by the first solve.
+_HIGHS_PROCESS_THREADS = None
 
 
 def _mathopt():
@@ -165,9 +171,21 @@ class HighsBackend(MathOptBackend):
     solver_type_name = "HIGHS"
 
     def _set_threads(self, params):
-        # MathOpt rejects the generic ``threads`` for HiGHS; it has its own option.
-        if self.threads is not None:
-            params.highs.int_options["threads"] = int(self.threads)
+        # MathOpt rejects the generic ``threads`` for HiGHS; it has its own
+        # option. HiGHS keeps one thread scheduler per process: once created,
+        # a solve asking for another thread count fails with an INTERNAL
+        # error, so the first count used in a process is used for all.
+        global _HIGHS_PROCESS_THREADS
+        if _HIGHS_PROCESS_THREADS is None:
+            _HIGHS_PROCESS_THREADS = int(self.threads or 1)
+        elif self.threads is not None and int(self.threads) != _HIGHS_PROCESS_THREADS:
+            logger.debug(
+                "HiGHS runs with %d threads in this process (first setting); "
+                "ignoring threads=%d",
+                _HIGHS_PROCESS_THREADS,
+                self.threads,
+            )
+        params.highs.int_options["threads"] = _HIGHS_PROCESS_THREADS
         # Tighter than the default 1e-6: big-M rows amplify integrality slack.
         params.highs.double_options["mip_feasibility_tolerance"] = 1e-9
 

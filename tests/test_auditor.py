@@ -1,0 +1,351 @@
+import pickle
+
+import numpy as np
+import pytest
+from brute_force import Truth, random_tiny
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from sklearn_multiplicity import (
+    CertificationWarning,
+    MultiplicityAuditor,
+    ZeroOneLinearClassifier,
+)
+from sklearn_multiplicity._mip import NO_SOLUTION, MIPResult
+from sklearn_multiplicity.backends import Backend
+
+EPSILONS = [0.0, 0.1, 0.25]
+
+
+def baseline_truth(auditor, X, y, sample_weight=None):
+    """Enumerated truth plus the baseline's predictions on its points."""
+    truth = Truth(X, y, sample_weight)
+    z0 = auditor.predict(truth.points) == auditor.classes_[1]
+    err0 = float((~z0) @ truth.pos + z0 @ truth.neg)
+    return truth, z0, err0
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("baseline", ["zero-one", "logistic"])
+def test_measures_match_enumeration(seed, baseline):
+    X, y = random_tiny(seed, n=9, d=2 + seed % 2, levels=3)
+    estimator = LogisticRegression() if baseline == "logistic" else None
+    auditor = MultiplicityAuditor(estimator, time_limit=20).fit(X, y)
+    truth, z0, err0 = baseline_truth(auditor, X, y)
+    assert auditor.baseline_errors_ == err0
+    assert auditor.min_error_bounds_ == (truth.min_error, truth.min_error)
+    for eps in EPSILONS:
+        assert auditor.discrepancy_bounds(eps) == pytest.approx(
+            (truth.discrepancy(z0, err0, eps),) * 2
+        )
+        assert auditor.ambiguity_bounds(eps) == pytest.approx(
+            (truth.ambiguity(z0, err0, eps),) * 2
+        )
+        flippable = truth.flippable(z0, err0, eps)[truth.inverse]
+        np.testing.assert_array_equal(auditor.conflicts(eps), flippable)
+
+
+def test_weighted_measures_match_enumeration():
+    X, y = random_tiny(21, n=9, d=2, levels=3)
+    weight = np.array([1, 2, 3, 1, 2, 3, 1, 2, 3], dtype=float)
+    auditor = MultiplicityAuditor(LogisticRegression(), time_limit=20)
+    auditor.fit(X, y, sample_weight=weight)
+    truth, z0, err0 = baseline_truth(auditor, X, y, weight)
+    for eps in EPSILONS:
+        assert auditor.discrepancy(eps) == pytest.approx(
+            truth.discrepancy(z0, err0, eps)
+        )
+        assert auditor.ambiguity(eps) == pytest.approx(truth.ambiguity(z0, err0, eps))
+
+
+def figure_one():
+    X = np.repeat([[0, 0], [0, 1], [1, 0], [1, 1]], 25, axis=0)
+    y = np.repeat([0, 1, 1, 0], 25)
+    return X, y
+
+
+def test_paper_figure_one():
+    X, y = figure_one()
+    auditor = MultiplicityAuditor(epsilon=0.0, time_limit=10).fit(X, y)
+    assert auditor.baseline_errors_ == 25
+    assert auditor.discrepancy() == 0.5
+    assert auditor.ambiguity() == 1.0
+    assert auditor.conflicts().all()
+
+
+def test_path_matches_enumeration_and_is_monotone():
+    X, y = random_tiny(4, n=10, d=2, levels=4)
+    auditor = MultiplicityAuditor(time_limit=20).fit(X, y)
+    truth, z0, err0 = baseline_truth(auditor, X, y)
+    path = auditor.path(0.3)
+    assert list(path["extra_errors"]) == [0, 1, 2, 3]
+    assert path["certified"].all()
+    for row in path.itertuples():
+        assert row.ambiguity == pytest.approx(truth.ambiguity(z0, err0, row.epsilon))
+        assert row.discrepancy == pytest.approx(
+            truth.discrepancy(z0, err0, row.epsilon)
+        )
+    assert path["ambiguity"].is_monotonic_increasing
+    assert path["discrepancy"].is_monotonic_increasing
+    assert (path["discrepancy"] <= path["ambiguity"] + 1e-12).all()
+    assert auditor.path_ is path
+
+
+def test_evidence_models_really_flip():
+    X, y = random_tiny(8, n=10, d=2, levels=4)
+    auditor = MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(X, y)
+    eps = 0.2
+    budget = auditor.baseline_errors_ + np.floor(eps * len(y))
+    baseline = auditor.predict(X)
+    conflicts = auditor.conflicts(eps)
+    for i in range(len(y)):
+        model = auditor.competing_model(i, eps)
+        if not conflicts[i]:
+            assert model is None
+            continue
+        # Re-checked with the model's own predictions, not solver output.
+        predictions = model.predict(X)
+        assert predictions[i] != baseline[i]
+        assert np.sum(predictions != y) <= budget
+    disc = auditor.discrepancy_model(eps)
+    assert np.sum(disc.predict(X) != y) <= budget
+    assert np.mean(disc.predict(X) != baseline) == pytest.approx(
+        auditor.discrepancy(eps)
+    )
+    frame = auditor.evidence(eps)
+    np.testing.assert_array_equal(frame["contestable"], conflicts)
+    assert not frame["undecided"].any()
+
+
+def test_ambiguous_new_people_matches_enumeration():
+    X, y = random_tiny(12, n=8, d=2, levels=3)
+    auditor = MultiplicityAuditor(time_limit=20).fit(X, y)
+    eps = 0.125
+    new = np.array([[0.0, 0.0], [2.0, 2.0], [1.0, 2.0], [0.5, 1.5], [3.0, 0.0]])
+    got = auditor.ambiguous(new, eps)
+    for x, flag in zip(new, got, strict=True):
+        X_aug = np.vstack([X, x])
+        y_aug = np.append(y, 0)
+        weight = np.append(np.ones(len(y)), 0.0)
+        truth = Truth(X_aug, y_aug, weight)
+        z0 = auditor.predict(truth.points) == auditor.classes_[1]
+        err0 = auditor.baseline_errors_
+        level = truth.D[truth.errors <= err0 + np.floor(eps * len(y)) + 1e-9]
+        j = np.flatnonzero((truth.points == x).all(axis=1))[0]
+        assert flag == bool((level[:, j] != z0[j]).any())
+
+
+def test_groups_match_enumeration():
+    X, y = random_tiny(5, n=10, d=2, levels=4)
+    groups = np.array(["a", "b"] * 5)
+    auditor = MultiplicityAuditor(time_limit=20).fit(X, y, groups=groups)
+    truth, z0, err0 = baseline_truth(auditor, X, y)
+    eps = 0.2
+    frame = auditor.by_group(eps)
+    flippable = truth.flippable(z0, err0, eps)[truth.inverse]
+    level = truth.level_set(err0, eps)
+    for g in ["a", "b"]:
+        rows = groups == g
+        assert frame.by_group.loc[g, "ambiguity"] == pytest.approx(
+            flippable[rows].mean()
+        )
+        disagree = level[:, truth.inverse[rows]] != z0[truth.inverse[rows]]
+        assert frame.by_group.loc[g, "discrepancy"] == pytest.approx(
+            disagree.sum(axis=1).max() / rows.sum()
+        )
+    assert frame.overall["ambiguity"] == pytest.approx(auditor.ambiguity(eps))
+    diff = frame.difference()
+    assert diff["ambiguity"] == pytest.approx(
+        abs(frame.by_group.loc["a", "ambiguity"] - frame.by_group.loc["b", "ambiguity"])
+    )
+
+
+def test_expired_total_time_gives_honest_bounds():
+    X, y = random_tiny(3, n=9, d=2, levels=3)
+    exact = MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(X, y)
+    truth, z0, err0 = baseline_truth(exact, X, y)
+    hurried = MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(X, y)
+    hurried.set_params(total_time_limit=1e-9)
+    for eps in EPSILONS:
+        lo, hi = hurried.ambiguity_bounds(eps)
+        assert lo <= truth.ambiguity(z0, err0, eps) + 1e-12 <= hi + 2e-12
+        lo, hi = hurried.discrepancy_bounds(eps)
+        assert lo <= truth.discrepancy(z0, err0, eps) + 1e-12 <= hi + 2e-12
+
+
+class NoProofBackend(Backend):
+    """A solver that never finds anything: every bound must stay open."""
+
+    name = "noproof"
+
+    def _solve(self, mip, *, first_solution=False):
+        worst = np.inf if mip.maximize else -np.inf
+        return MIPResult(NO_SOLUTION, None, np.nan, worst, 0.0, self.name, "gave up")
+
+
+def test_unsolved_mips_give_honest_bounds_and_warnings(monkeypatch):
+    X, y = random_tiny(6, n=9, d=2, levels=3)
+    auditor = MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(X, y)
+    truth, z0, err0 = baseline_truth(auditor, X, y)
+    auditor._engine.backend = NoProofBackend()
+    eps = 0.25
+    lo, hi = auditor.ambiguity_bounds(eps)
+    true_amb = truth.ambiguity(z0, err0, eps)
+    assert lo <= true_amb <= hi
+    if lo < hi:
+        with pytest.warns(CertificationWarning):
+            assert auditor.ambiguity(eps) == lo
+    lo, hi = auditor.discrepancy_bounds(eps)
+    assert lo <= truth.discrepancy(z0, err0, eps) <= hi
+    assert any(entry["status"] == NO_SOLUTION for entry in auditor.mip_log_)
+
+
+def test_short_time_limits_keep_bounds_ordered():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 4))
+    y = (X[:, 0] + rng.normal(size=150) > 0).astype(int)
+    auditor = MultiplicityAuditor(LogisticRegression(), time_limit=0.05, cuts=False)
+    auditor.fit(X, y)
+    lo_a, hi_a = auditor.ambiguity_bounds(0.02)
+    lo_d, hi_d = auditor.discrepancy_bounds(0.02)
+    assert 0 <= lo_d <= hi_d <= 1
+    assert 0 <= lo_a <= hi_a <= 1
+    assert lo_d <= hi_a  # discrepancy <= ambiguity
+
+
+def test_meta_estimator_behaviour():
+    pd = pytest.importorskip("pandas")
+    X, y = random_tiny(2, n=30, d=2, levels=5, noise=0.2)
+    frame = pd.DataFrame(X, columns=["a", "b"])
+    auditor = MultiplicityAuditor(LogisticRegression(C=0.5), time_limit=10)
+    params = auditor.get_params()
+    assert params["estimator__C"] == 0.5
+    assert clone(auditor).get_params()["estimator__C"] == 0.5
+    auditor.fit(frame, y)
+    assert list(auditor.feature_names_in_) == ["a", "b"]
+    assert auditor.n_features_in_ == 2
+    np.testing.assert_array_equal(
+        auditor.predict(frame), auditor.estimator_.predict(frame)
+    )
+    np.testing.assert_allclose(
+        auditor.predict_proba(frame), auditor.estimator_.predict_proba(frame)
+    )
+    np.testing.assert_allclose(
+        auditor.decision_function(frame), auditor.estimator_.decision_function(frame)
+    )
+    assert auditor.score(frame, y) == pytest.approx(auditor.estimator_.score(frame, y))
+    amb = auditor.ambiguity()
+    again = pickle.loads(pickle.dumps(auditor))
+    assert again.ambiguity() == amb
+    auditor.set_params(estimator__C=2.0)
+    assert auditor.estimator.C == 2.0
+    # The zero-one baseline has no predict_proba: neither has the auditor.
+    assert not hasattr(MultiplicityAuditor(), "predict_proba")
+
+
+def test_pipeline_is_audited_in_transformed_space():
+    X, y = random_tiny(9, n=12, d=2, levels=4)
+    X = X * np.array([100.0, 0.01])
+    pipe = make_pipeline(StandardScaler(), LogisticRegression())
+    via_pipeline = MultiplicityAuditor(pipe, time_limit=20).fit(X, y)
+    Xs = StandardScaler().fit_transform(X)
+    direct = MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(Xs, y)
+    assert via_pipeline.ambiguity(0.1) == direct.ambiguity(0.1)
+    assert via_pipeline.discrepancy(0.1) == direct.discrepancy(0.1)
+    model = via_pipeline.discrepancy_model(0.1)
+    assert model.predict(X).shape == (12,)  # takes raw X: the pipeline's transformers
+
+
+def test_frozen_prefit_estimator_is_audited_as_is():
+    from sklearn.frozen import FrozenEstimator
+
+    X, y = random_tiny(10, n=12, d=2, levels=4)
+    prefit = (
+        LogisticRegression(C=0.01).fit(X[:6], y[:6])
+        if len(set(y[:6])) == 2
+        else (LogisticRegression(C=0.01).fit(X, y))
+    )
+    auditor = MultiplicityAuditor(FrozenEstimator(prefit), time_limit=10).fit(X, y)
+    np.testing.assert_array_equal(auditor.predict(X), prefit.predict(X))
+    assert auditor.estimator_.estimator is prefit
+    assert 0 <= auditor.ambiguity(0.1) <= 1
+
+
+def test_gridsearch_tunes_the_wrapped_estimator():
+    from sklearn.model_selection import GridSearchCV
+
+    X, y = random_tiny(13, n=30, d=2, levels=5, noise=0.2)
+    search = GridSearchCV(
+        MultiplicityAuditor(LogisticRegression(), time_limit=10),
+        {"estimator__C": [0.01, 1.0]},
+        cv=3,
+    )
+    search.fit(X, y)
+    assert search.best_params_["estimator__C"] in (0.01, 1.0)
+    assert 0 <= search.best_estimator_.ambiguity() <= 1
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"epsilon": -0.1}, "epsilon"),
+        ({"epsilon": 1.5}, "epsilon"),
+        ({"solver": "nope"}, "Unknown solver"),
+        ({"time_limit": 0}, "time_limit"),
+        ({"total_time_limit": -1}, "total_time_limit"),
+    ],
+)
+def test_bad_parameters(kwargs, match):
+    X, y = random_tiny(0)
+    with pytest.raises(ValueError, match=match):
+        MultiplicityAuditor(LogisticRegression(), **kwargs).fit(X, y)
+
+
+def test_bad_inputs():
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.exceptions import NotFittedError
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = random_tiny(0)
+    auditor = MultiplicityAuditor(LogisticRegression(), time_limit=5)
+    with pytest.raises(ValueError, match="groups"):
+        auditor.fit(X, y, groups=np.zeros(3))
+    with pytest.raises(TypeError, match="not a linear classifier"):
+        MultiplicityAuditor(DecisionTreeClassifier()).fit(X, y)
+    with pytest.raises(TypeError, match="linear"):
+        MultiplicityAuditor(RandomForestClassifier(n_estimators=2)).fit(X, y)
+    with pytest.raises(NotFittedError):
+        MultiplicityAuditor(FrozenEstimator(LogisticRegression())).fit(X, y)
+    with pytest.raises(TypeError, match="cannot be cloned|not an estimator"):
+        MultiplicityAuditor(object()).fit(X, y)
+    with pytest.raises(ValueError, match="binary"):
+        MultiplicityAuditor(LogisticRegression()).fit(X, np.arange(len(y)) % 3)
+    with pytest.raises(ValueError, match="one class"):
+        MultiplicityAuditor(LogisticRegression()).fit(X, np.zeros(len(y)))
+    with pytest.raises(ValueError, match="NaN"):
+        Xn = X.copy()
+        Xn[0, 0] = np.nan
+        MultiplicityAuditor(LogisticRegression()).fit(Xn, y)
+    with pytest.raises(ValueError, match="non-negative"):
+        MultiplicityAuditor(LogisticRegression()).fit(
+            X, y, sample_weight=-np.ones(len(y))
+        )
+    fitted = MultiplicityAuditor(LogisticRegression(), time_limit=5).fit(X, y)
+    with pytest.raises(ValueError, match="eps"):
+        fitted.ambiguity(eps=2)
+    with pytest.raises(ValueError, match="groups"):
+        fitted.by_group()
+    with pytest.raises(ValueError, match="features"):
+        fitted.ambiguous(np.zeros((2, 5)))
+    with pytest.raises(NotFittedError):
+        MultiplicityAuditor().ambiguity()
+
+
+def test_default_baseline_is_zero_one_optimal():
+    X, y = random_tiny(14, n=10, d=2, levels=4)
+    auditor = MultiplicityAuditor(time_limit=10).fit(X, y)
+    assert isinstance(auditor.estimator_, ZeroOneLinearClassifier)
+    assert auditor.baseline_errors_ == auditor.min_error_bounds_[0]

@@ -1,0 +1,168 @@
+"""Backends on hand-made MIPs: statuses, bounds, hints and OR-Tools traps."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from sklearn_multiplicity._mip import MIP
+from sklearn_multiplicity.backends import available_solvers, get_backend
+from sklearn_multiplicity.backends._mathopt import unwrap_status_error
+
+SOLVERS = ["highs", "scip", "cpsat"]
+
+
+def knapsack(**kwargs):
+    # max 5a + 4b + 3c  s.t.  2a + 3b + c <= 5, binary: optimum 9 at (1, 1, 0).
+    return MIP(
+        objective=np.array([5.0, 4, 3]),
+        A=sp.csr_matrix(np.array([[2.0, 3, 1]])),
+        row_lower=np.array([-np.inf]),
+        row_upper=np.array([5.0]),
+        var_lower=np.zeros(3),
+        var_upper=np.ones(3),
+        is_integer=np.ones(3, bool),
+        maximize=True,
+        objective_is_integral=True,
+        **kwargs,
+    )
+
+
+def test_registry():
+    assert available_solvers() == ["cpsat", "highs", "scip"]
+    # GLOP/PDLP would silently solve the LP relaxation: never offered.
+    for name in ("glop", "pdlp", "cp_sat_mathopt", "gurobi"):
+        with pytest.raises(ValueError, match="Unknown solver"):
+            get_backend(name)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_optimal(solver):
+    result = get_backend(solver, time_limit=10).solve(knapsack())
+    assert result.status == "optimal"
+    assert result.objective == result.bound == 9
+    np.testing.assert_array_equal(result.x, [1, 1, 0])
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_infeasible(solver):
+    mip = knapsack().with_rows(np.array([[1.0, 1, 1]]), [3.5], [np.inf])
+    result = get_backend(solver, time_limit=10).solve(mip)
+    assert result.status == "infeasible"
+    assert not result.has_solution
+    assert result.bound == -np.inf  # maximising: nothing is achievable
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_hint_is_accepted(solver):
+    # A complete feasible hint (pywraplp's HiGHS SetHint crashed; MathOpt's does not).
+    result = get_backend(solver, time_limit=10).solve(
+        knapsack(hint=np.array([1.0, 0, 1]))
+    )
+    assert result.status == "optimal" and result.objective == 9
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_first_solution_stops_early_but_stays_honest(solver):
+    result = get_backend(solver, time_limit=10).solve(knapsack(), first_solution=True)
+    assert result.has_solution
+    assert result.objective <= 9 <= result.bound
+
+
+def test_cpsat_refuses_continuous_variables():
+    # MathOpt's CP_SAT would round continuous variables and report a wrong optimum.
+    mip = MIP(
+        objective=np.array([1.0, 0.0]),
+        A=sp.csr_matrix(np.array([[1.0, -1.0]])),
+        row_lower=np.array([0.5]),
+        row_upper=np.array([np.inf]),
+        var_lower=np.zeros(2),
+        var_upper=np.ones(2),
+        is_integer=np.array([True, False]),
+    )
+    with pytest.raises(ValueError, match="integer"):
+        get_backend("cpsat").solve(mip)
+    # HiGHS solves it exactly: x0 = 1 (x1 <= 0.5 is continuous).
+    assert get_backend("highs").solve(mip).objective == 1.0
+
+
+def test_cpsat_refuses_fractional_coefficients():
+    mip = knapsack()
+    mip.A = sp.csr_matrix(np.array([[2.5, 3, 1]]))
+    with pytest.raises(ValueError, match="integer"):
+        get_backend("cpsat").solve(mip)
+
+
+def test_highs_threads_can_change_between_solves():
+    # HiGHS keeps one scheduler per process; a new thread count must not crash.
+    for threads in (None, 2, 1, 2):
+        result = get_backend("highs", threads=threads, time_limit=10).solve(knapsack())
+        assert result.status == "optimal"
+
+
+def test_mathopt_errors_are_readable():
+    class StatusNotOk(Exception):
+        pass
+
+    try:
+        try:
+            raise StatusNotOk("HiGHS: invalid model [INVALID_ARGUMENT]")
+        except StatusNotOk:
+            raise AttributeError(  # noqa: B904 - reproduces OR-Tools' chain
+                "'StatusNotOk' object has no attribute 'canonical_code'"
+            )
+    except AttributeError as exc:
+        message = unwrap_status_error(exc)
+    assert "invalid model" in message and "canonical_code" not in message
+
+
+@pytest.mark.parametrize("solver", ["highs", "scip"])
+def test_solver_failure_becomes_an_error_status(solver):
+    # Lower bound above upper bound: MathOpt refuses the model.
+    mip = knapsack()
+    mip.var_lower = np.array([2.0, 0, 0])
+    result = get_backend(solver, time_limit=10).solve(mip)
+    assert result.status == "error"
+    assert not result.has_solution
+    assert result.bound == np.inf  # maximising: nothing proven
+    assert result.message
+
+
+def test_time_limit_gives_feasible_with_bounds():
+    rng = np.random.default_rng(0)
+    n = 60
+    weights = rng.integers(20, 60, size=(4, n)).astype(float)
+    values = rng.integers(10, 100, size=n).astype(float)
+    mip = MIP(
+        objective=values,
+        A=sp.csr_matrix(weights),
+        row_lower=np.full(4, -np.inf),
+        row_upper=weights.sum(axis=1) / 3,
+        var_lower=np.zeros(n),
+        var_upper=np.ones(n),
+        is_integer=np.ones(n, bool),
+        maximize=True,
+        objective_is_integral=True,
+    )
+    quick = get_backend("highs", time_limit=0.02).solve(mip)
+    assert quick.status in ("feasible", "no_solution", "optimal")
+    full = get_backend("highs", time_limit=60).solve(mip)
+    assert full.status == "optimal"
+    if quick.has_solution:
+        assert quick.objective <= full.objective
+    assert quick.bound >= full.objective
+
+
+def test_a_violating_solution_is_discarded():
+    from sklearn_multiplicity._mip import MIPResult
+    from sklearn_multiplicity.backends import Backend
+
+    class Liar(Backend):
+        name = "liar"
+
+        def _solve(self, mip, *, first_solution=False):
+            return MIPResult("optimal", np.ones(3), 12.0, 12.0, 0.0, self.name)
+
+    result = Liar().solve(knapsack())
+    assert not result.has_solution
+    assert result.status == "no_solution"
+    assert "violates" in result.message
