@@ -12,6 +12,7 @@ It holds everything certified so far, so that no MIP is solved twice:
   unflippable at a large budget is unflippable at every smaller one.
 """
 
+import copy
 import logging
 import math
 import time
@@ -21,10 +22,16 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from . import _formulations
+from ._heuristics import heuristic_flip_models, pulled_directions
 from ._mip import ERROR, INFEASIBLE, OPTIMAL
 from ._models import ModelPool, in_class, verify
 
 logger = logging.getLogger("sklearn_multiplicity")
+
+#: How undecided patterns are settled at one budget (see ``certify_flips``).
+STRATEGIES = ("hybrid", "each", "batch")
+#: Seconds for one witness search of the ``"hybrid"`` strategy.
+QUICK_TIME_LIMIT = 1.0
 
 
 @dataclass
@@ -103,6 +110,7 @@ class AuditEngine:
         time_limit=None,
         n_jobs=1,
         verbose=0,
+        strategy="hybrid",
     ):
         self.enc = enc
         self.problem = enc.problem
@@ -112,6 +120,10 @@ class AuditEngine:
         self.time_limit = time_limit
         self.n_jobs = n_jobs
         self.verbose = verbose
+        if strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+        self.strategy = strategy
+        self._plain_enc = None
         k = self.problem.n_patterns
         self.flip_lower = np.full(k, float(min_error_lower))
         self.flip_upper = np.full(k, np.inf)
@@ -200,55 +212,163 @@ class AuditEngine:
         )
 
     def certify_flips(self, budget, *, exact=False, deadline=None, progress=None):
-        """Solve flip MIPs until every pattern is decided at ``budget``.
+        """Solve MIPs until every pattern is decided at ``budget``.
 
-        With ``exact``, each flip MIP is solved to optimality (below the
-        budget), which pins ``E*_u`` and so answers every smaller budget too.
-        Patterns are taken smallest first; a pattern flipped by any model
-        found meanwhile is skipped.
+        Known models and cheap threshold shifts of their directions come first.
+        Then, by default, *batch decision* MIPs: "is there a model within the
+        budget flipping at least one of these undecided patterns?" A solution
+        certifies every pattern it flips; infeasibility proves all of them
+        unflippable at once. With ``n_jobs > 1`` the undecided patterns are
+        split into one batch per job, solved in parallel.
+
+        With ``exact``, each undecided pattern instead gets its own min-error
+        flip MIP solved to optimality below the budget, which pins ``E*_u``
+        and so answers every smaller budget too (used by ``path``).
+
+        Returns
+        -------
+        ndarray of int
+            Patterns still undecided (a limit stopped their MIPs).
         """
         deadline = deadline or Deadline(None)
-        order_key = self.problem.pattern_weight
-        attempted = np.zeros(self.problem.n_patterns, dtype=bool)
-        while not deadline.expired():
-            todo = self.undetermined(budget, exact)
-            todo = todo[~attempted[todo]]  # one MIP per pattern and call
-            if todo.size == 0:
-                break
-            todo = todo[np.lexsort((todo, order_key[todo]))]
-            batch = todo[: max(1, self.n_jobs)]
-            attempted[batch] = True
-            mips = [self._flip_mip(u, budget) for u in batch]
-            backends = [
-                self._backend(deadline, threads=1 if self.n_jobs > 1 else None)
-                for _ in batch
-            ]
-            if self.n_jobs > 1 and len(batch) > 1:
-                results = Parallel(n_jobs=self.n_jobs)(
-                    delayed(_solve)(b, m, not exact)
-                    for b, m in zip(backends, mips, strict=True)
-                )
-            else:
-                results = [_solve(backends[0], mips[0], not exact)]
-            for u, mip, result in zip(batch, mips, results, strict=True):
-                self._record(mip, result)
-                self._learn_flip(u, budget, result)
-            if progress is not None:
-                progress(len(self.undetermined(budget, exact)))
+        self._heuristic_flips(budget, pulled=True)
+        if exact:
+            self._certify_each(budget, deadline, progress, exact=True)
+        elif self.strategy == "batch":
+            self._certify_in_batches(budget, deadline, progress)
+        else:
+            if self.strategy == "hybrid":
+                self._certify_each(budget, deadline, progress, quick=True)
+            self._certify_each(budget, deadline, progress)
         return self.undetermined(budget, exact)
 
-    def _flip_mip(self, u, budget):
+    def _ordered(self, patterns):
+        """Smallest patterns first (cheapest to flip), ties by index."""
+        weight = self.problem.pattern_weight
+        return patterns[np.lexsort((patterns, weight[patterns]))]
+
+    def _solve_all(self, mips, deadline, first_solution, time_limit=None):
+        threads = 1 if self.n_jobs > 1 else None
+        backends = [
+            self._backend(deadline, threads=threads, time_limit=time_limit)
+            for _ in mips
+        ]
+        if self.n_jobs > 1 and len(mips) > 1:
+            return Parallel(n_jobs=self.n_jobs)(
+                delayed(_solve)(b, m, first_solution)
+                for b, m in zip(backends, mips, strict=True)
+            )
+        return [
+            _solve(b, m, first_solution) for b, m in zip(backends, mips, strict=True)
+        ]
+
+    def _certify_in_batches(self, budget, deadline, progress):
+        while not deadline.expired():
+            todo = self._ordered(self.undetermined(budget))
+            if todo.size == 0:
+                break
+            n_chunks = min(self.n_jobs, todo.size)
+            chunks = [c for c in np.array_split(todo, n_chunks) if c.size]
+            mips = [self._batch_mip(chunk, budget) for chunk in chunks]
+            results = self._solve_all(mips, deadline, first_solution=True)
+            decided_any = False
+            for chunk, mip, result in zip(chunks, mips, results, strict=True):
+                self._record(mip, result)
+                if result.has_solution:
+                    w, b, _ = self.enc.decode(result.x)
+                    model = self.add_model(verify(self.enc, w, b, source=mip.name))
+                    decided_any |= model is not None and model.errors <= budget + 1e-9
+                if result.status == INFEASIBLE:
+                    self.flip_lower[chunk] = np.maximum(
+                        self.flip_lower[chunk], self._above(budget)
+                    )
+                    decided_any = True
+            self._heuristic_flips(budget)
+            if progress is not None:
+                progress(len(self.undetermined(budget)))
+            if not decided_any:
+                break  # limits reached: the remaining patterns stay undecided
+
+    def _batch_mip(self, chunk, budget):
+        weights = np.zeros(self.enc.X.shape[0])
+        weights[chunk] = 1.0
+        mip = _formulations.max_disagreement(
+            self.enc,
+            self._extended_baseline(),
+            budget,
+            weights=weights,
+            name=f"flip_any[{chunk.size} patterns, budget {budget:g}]",
+        )
+        # At least one pattern of the chunk flipped: c @ x + offset >= 1.
+        return mip.with_rows(
+            mip.objective.reshape(1, -1), [1.0 - mip.objective_offset], [np.inf]
+        )
+
+    def _extended_baseline(self):
+        extra = self.enc.X.shape[0] - self.problem.n_patterns
+        return np.concatenate([self.baseline, np.zeros(extra, dtype=bool)])
+
+    def _certify_each(self, budget, deadline, progress, *, exact=False, quick=False):
+        """One flip MIP per undecided pattern (smallest first).
+
+        ``exact``: solve each to optimality (pins ``E*_u``). Otherwise stop at
+        the first flip within the budget. ``quick``: a witness search on the
+        MIP without affine-identity rows, under a short time limit: far faster
+        at finding flips, useless for proofs (which the full MIP then does).
+        """
+        enc = self._encoding_without_cuts() if quick else self.enc
+        per_mip = QUICK_TIME_LIMIT if quick else self.time_limit
+        if quick and self.time_limit is not None:
+            per_mip = min(per_mip, self.time_limit)
+        attempted = np.zeros(self.problem.n_patterns, dtype=bool)
+        while not deadline.expired():
+            todo = self.undetermined(budget, exact=exact)
+            todo = self._ordered(todo[~attempted[todo]])  # one MIP per pattern
+            if todo.size == 0:
+                break
+            batch = todo[: max(1, self.n_jobs)]
+            attempted[batch] = True
+            mips = [self._flip_mip(u, budget, enc) for u in batch]
+            results = self._solve_all(
+                mips, deadline, first_solution=not exact, time_limit=per_mip
+            )
+            for u, mip, result in zip(batch, mips, results, strict=True):
+                self._record(mip, result)
+                self._learn_flip(u, budget, result, enc)
+            self._heuristic_flips(budget)
+            if progress is not None:
+                progress(len(self.undetermined(budget, exact=exact)))
+
+    def _encoding_without_cuts(self):
+        if self._plain_enc is None:
+            self._plain_enc = _formulations.encode(
+                self.problem, self.enc.hypothesis, cuts=False
+            )
+        return self._plain_enc
+
+    def _heuristic_flips(self, budget, pulled=False):
+        """Threshold shifts of known directions (and, with ``pulled``, of
+        logistic regressions pulled towards each undecided pattern)."""
+        todo = self.undetermined(budget)
+        directions = [m.w for m in self.pool.models]
+        if pulled and todo.size:
+            directions += pulled_directions(self.enc, self.baseline, todo)
+        found = heuristic_flip_models(self.enc, directions, self.baseline, todo, budget)
+        for model in found:
+            self.add_model(model)
+
+    def _flip_mip(self, u, budget, enc=None):
         hint = None
         if self.witness[u] >= 0:
             m = self.pool.models[self.witness[u]]
             hint = np.concatenate([m.w, [m.b], m.z.astype(float)])
         return _formulations.flip(
-            self.enc, u, int(not self.baseline[u]), budget=budget, hint=hint
+            enc or self.enc, u, int(not self.baseline[u]), budget=budget, hint=hint
         )
 
-    def _learn_flip(self, u, budget, result):
+    def _learn_flip(self, u, budget, result, enc=None):
         if result.has_solution:
-            w, b, _ = self.enc.decode(result.x)
+            w, b, _ = (enc or self.enc).decode(result.x)
             self.add_model(verify(self.enc, w, b, source=f"flip pattern {u}"))
         if result.status == INFEASIBLE:
             self.flip_lower[u] = max(self.flip_lower[u], self._above(budget))
@@ -256,11 +376,9 @@ class AuditEngine:
             self.flip_lower[u] = max(self.flip_lower[u], result.bound)
         self.flip_lower[u] = min(self.flip_lower[u], self.flip_upper[u])
 
-    def _backend(self, deadline, threads=None):
-        import copy
-
+    def _backend(self, deadline, threads=None, time_limit=None):
         backend = copy.copy(self.backend)
-        backend.time_limit = deadline.limit(self.time_limit)
+        backend.time_limit = deadline.limit(time_limit or self.time_limit)
         if threads is not None:
             backend.threads = threads
         return backend
@@ -298,14 +416,7 @@ class AuditEngine:
             extended[: self.problem.n_patterns] = weights
             mip = _formulations.max_disagreement(
                 self.enc,
-                np.concatenate(
-                    [
-                        self.baseline,
-                        np.zeros(
-                            self.enc.X.shape[0] - self.problem.n_patterns, dtype=bool
-                        ),
-                    ]
-                ),
+                self._extended_baseline(),
                 budget,
                 weights=extended,
                 hint=hint,

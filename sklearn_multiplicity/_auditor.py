@@ -117,6 +117,16 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     margin, weights, max_weight, cuts
         The hypothesis class and formulation, as in
         :class:`ZeroOneLinearClassifier`.
+    strategy : {"hybrid", "each", "batch"}, default="hybrid"
+        How ambiguity settles the patterns that known models and cheap
+        threshold-shift heuristics leave undecided. ``"each"``: one decision
+        flip MIP per pattern (the paper's algorithm, smallest patterns first,
+        skipping patterns flipped by any model found meanwhile);
+        ``"hybrid"``: first a short witness search per pattern on the MIP
+        without affine-identity rows, then ``"each"`` for the rest;
+        ``"batch"``: MIPs asking for a model that flips *any* undecided
+        pattern, whose infeasibility proves all of them unflippable at once.
+        All three are exact; they differ in speed (see ``benchmarks/``).
     n_jobs : int or None, default=None
         Flip MIPs solved in parallel with joblib (each with one thread); a
         single MIP (discrepancy, minimum error) gets this many threads. Any
@@ -185,6 +195,7 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         weights="auto",
         max_weight=10,
         cuts=True,
+        strategy="hybrid",
         n_jobs=None,
         random_state=None,
         verbose=0,
@@ -198,6 +209,7 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.weights = weights
         self.max_weight = max_weight
         self.cuts = cuts
+        self.strategy = strategy
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -278,6 +290,7 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             time_limit=self.time_limit,
             n_jobs=self._parallel_jobs(),
             verbose=self.verbose,
+            strategy=self.strategy,
         )
         engine._record(_formulations.min_error(enc), min_fit["result"])
         for model in [

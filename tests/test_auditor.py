@@ -349,3 +349,23 @@ def test_default_baseline_is_zero_one_optimal():
     auditor = MultiplicityAuditor(time_limit=10).fit(X, y)
     assert isinstance(auditor.estimator_, ZeroOneLinearClassifier)
     assert auditor.baseline_errors_ == auditor.min_error_bounds_[0]
+
+
+@pytest.mark.parametrize("strategy", ["hybrid", "each", "batch"])
+@pytest.mark.parametrize("seed", [30, 31, 32])
+def test_every_strategy_is_exact(strategy, seed):
+    X, y = random_tiny(seed, n=10, d=3, levels=3)
+    auditor = MultiplicityAuditor(
+        LogisticRegression(), strategy=strategy, time_limit=20
+    ).fit(X, y)
+    truth, z0, err0 = baseline_truth(auditor, X, y)
+    for eps in (0.0, 0.1, 0.3):
+        assert auditor.ambiguity_bounds(eps) == pytest.approx(
+            (truth.ambiguity(z0, err0, eps),) * 2
+        )
+
+
+def test_unknown_strategy_is_refused():
+    X, y = random_tiny(0)
+    with pytest.raises(ValueError, match="strategy"):
+        MultiplicityAuditor(LogisticRegression(), strategy="guess").fit(X, y)
