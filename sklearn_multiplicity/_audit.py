@@ -491,3 +491,29 @@ class AuditEngine:
             if not decided[index] and result.status != INFEASIBLE:
                 undecided[index] = True
         return decided, undecided & ~decided
+
+    def discrepancy_envelope(self, budget):
+        """Discrepancy bounds at ``budget`` from every result so far.
+
+        Discrepancy is non-decreasing in the budget: a pooled model within
+        ``budget`` bounds it from below, a bound proven at a larger budget
+        from above.
+        """
+        weights = self.problem.pattern_weight
+        total = float(weights.sum())
+        lower = (
+            max(
+                (self.disagreement(m, weights) for m in self.pool.within(budget)),
+                default=0.0,
+            )
+            / total
+        )
+        upper = 1.0
+        for (cached_budget, key), result in self.discrepancies.items():
+            if key != "all":
+                continue
+            if cached_budget <= budget + 1e-9:
+                lower = max(lower, result.bounds.lower)
+            if cached_budget >= budget - 1e-9:
+                upper = min(upper, result.bounds.upper)
+        return Bounds(lower, max(lower, upper))

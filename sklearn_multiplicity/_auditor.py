@@ -630,14 +630,27 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         }
 
     # ---------------------------------------------------------------- path
-    def path(self, max_epsilon=None, *, step=None):
+    def path(self, max_epsilon=None, *, step=None, n_discrepancy=None):
         """Ambiguity and discrepancy for every error tolerance up to ``max_epsilon``.
 
         With integral weights, every whole number of extra errors from 0 to
         ``floor(max_epsilon * W)``; otherwise ``step``-spaced tolerances.
         Flip MIPs are solved to optimality once (below the largest budget),
-        which answers ambiguity at every tolerance; discrepancy is one MIP
-        per tolerance, warm-started from all models found so far.
+        which answers ambiguity at every tolerance. Discrepancy is one MIP per
+        tolerance, warm-started from all models found so far; with
+        ``n_discrepancy``, only that many evenly spaced tolerances get a MIP
+        and the others are bracketed by monotonicity (a model found at a
+        smaller budget is a lower bound, a bound proven at a larger budget an
+        upper bound), so they may be reported as bounds.
+
+        Parameters
+        ----------
+        max_epsilon : float in [0, 1], default=None
+            Defaults to the ``epsilon`` parameter.
+        step : float, default=None
+            Spacing of tolerances when weights are not integral.
+        n_discrepancy : int, default=None
+            Number of tolerances with a discrepancy MIP (``None``: all).
 
         Returns
         -------
@@ -657,20 +670,26 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         else:
             step = step or max_eps / 10 or 1.0
             extras = np.arange(0, max_eps + 1e-12, step) * total
+        budgets = engine.baseline_errors + extras
         deadline = Deadline(self.total_time_limit)
-        top = engine.baseline_errors + extras[-1]
-        todo = engine.undetermined(top, exact=True)
+        todo = engine.undetermined(budgets[-1], exact=True)
         engine.certify_flips(
-            top,
+            budgets[-1],
             exact=True,
             deadline=deadline,
             progress=self._progress(todo.size, "ambiguity path"),
         )
+        solved = np.arange(budgets.size)
+        if n_discrepancy is not None and n_discrepancy < budgets.size:
+            solved = np.unique(
+                np.round(np.linspace(0, budgets.size - 1, max(2, n_discrepancy)))
+            ).astype(int)
+        for i in solved:
+            engine.discrepancy(budgets[i], deadline=deadline)
         rows = []
-        for extra in extras:
-            budget = engine.baseline_errors + extra
+        for extra, budget in zip(extras, budgets, strict=True):
             amb = engine.ambiguity_bounds(budget)
-            disc = engine.discrepancy(budget, deadline=deadline).bounds
+            disc = engine.discrepancy_envelope(budget)
             rows.append(
                 {
                     "epsilon": extra / total,

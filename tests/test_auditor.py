@@ -369,3 +369,18 @@ def test_unknown_strategy_is_refused():
     X, y = random_tiny(0)
     with pytest.raises(ValueError, match="strategy"):
         MultiplicityAuditor(LogisticRegression(), strategy="guess").fit(X, y)
+
+
+def test_path_with_fewer_discrepancy_mips_brackets_the_truth():
+    X, y = random_tiny(17, n=10, d=2, levels=4)
+    auditor = MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(X, y)
+    truth, z0, err0 = baseline_truth(auditor, X, y)
+    path = auditor.path(0.5, n_discrepancy=2)
+    assert len(path) == 6
+    assert path["ambiguity_lower"].equals(path["ambiguity_upper"])
+    for row in path.itertuples():
+        true = truth.discrepancy(z0, err0, row.epsilon)
+        assert row.discrepancy_lower - 1e-12 <= true <= row.discrepancy_upper + 1e-12
+    assert path["discrepancy_lower"].is_monotonic_increasing
+    # The end points got their own MIPs.
+    assert path["certified"].iloc[0] and path["certified"].iloc[-1]

@@ -1,0 +1,283 @@
+"""Displays of predictive multiplicity, following scikit-learn's Display API.
+
+matplotlib is imported only when something is drawn.
+"""
+
+import numpy as np
+
+#: Colours of the two measures (matplotlib's default cycle).
+COLORS = {"ambiguity": "C0", "discrepancy": "C1"}
+
+
+def check_matplotlib_support(caller):
+    """Raise an ``ImportError`` naming ``caller`` when matplotlib is missing."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(
+            f"{caller} requires matplotlib: pip install matplotlib "
+            "(or the 'plot' extra of sklearn-multiplicity)."
+        ) from exc
+
+
+def _percent_formatter():
+    from matplotlib.ticker import PercentFormatter
+
+    return PercentFormatter(1.0)
+
+
+def _percent_axes(ax, largest):
+    """Both axes in percent; y from 0 to a little above ``largest``."""
+    ax.xaxis.set_major_formatter(_percent_formatter())
+    ax.yaxis.set_major_formatter(_percent_formatter())
+    top = min(1.0, max(largest if np.isfinite(largest) else 1.0, 0.04))
+    ax.set_ylim(-0.02 * top, 1.08 * top)
+
+
+def _axes(ax):
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots()
+    return ax
+
+
+class MultiplicityPathDisplay:
+    """Ambiguity and discrepancy against the error tolerance ``eps``.
+
+    The exact measures are drawn as solid step lines (their certified lower
+    bounds); where a time limit left a gap, the band between the certified
+    lower and upper bounds is shaded. A sampled estimate
+    (:class:`SamplingAuditor`), when given, is drawn as dashed lines: it is a
+    lower estimate, so it lies on or below the exact lines. This is the
+    layout of Figure 3 of Marx, Calmon & Ustun (2020).
+
+    Create it with :meth:`from_auditor`, or from precomputed paths.
+
+    Parameters
+    ----------
+    path : pandas.DataFrame
+        :meth:`MultiplicityAuditor.path` output.
+    sampling_path : pandas.DataFrame, default=None
+        :meth:`SamplingAuditor.path` output.
+
+    Attributes
+    ----------
+    ax_ : matplotlib.axes.Axes
+    figure_ : matplotlib.figure.Figure
+    lines_ : dict of str to matplotlib.lines.Line2D
+        ``"ambiguity"``, ``"discrepancy"`` and, with a sampling path,
+        ``"sampling ambiguity"``, ``"sampling discrepancy"``.
+    bands_ : dict of str to matplotlib.collections.PolyCollection
+        The shaded certified bands, for the measures with an open gap.
+
+    Examples
+    --------
+    >>> from sklearn_multiplicity._plotting import MultiplicityPathDisplay
+    >>> display = MultiplicityPathDisplay.from_auditor(auditor)  # doctest: +SKIP
+    """
+
+    def __init__(self, path, sampling_path=None):
+        self.path = path
+        self.sampling_path = sampling_path
+
+    @classmethod
+    def from_auditor(cls, auditor, max_epsilon=None, sampling=None, ax=None):
+        """Compute the path of a fitted auditor and plot it.
+
+        Parameters
+        ----------
+        auditor : MultiplicityAuditor
+            Fitted.
+        max_epsilon : float, default=None
+            Largest tolerance; defaults to the auditor's ``epsilon``.
+        sampling : SamplingAuditor, default=None
+            Fitted; its path on the same tolerances is drawn dashed.
+        ax : matplotlib.axes.Axes, default=None
+            Axes to draw on; a new figure when ``None``.
+
+        Returns
+        -------
+        MultiplicityPathDisplay
+        """
+        check_matplotlib_support(f"{cls.__name__}.from_auditor")
+        path = auditor.path(max_epsilon)
+        sampling_path = None
+        if sampling is not None:
+            sampling_path = sampling.path(float(path["epsilon"].max()))
+        return cls(path, sampling_path).plot(ax=ax)
+
+    def plot(self, ax=None):
+        """Draw the path.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, default=None
+            Axes to draw on; a new figure when ``None``.
+
+        Returns
+        -------
+        self : MultiplicityPathDisplay
+        """
+        check_matplotlib_support(f"{type(self).__name__}.plot")
+        ax = _axes(ax)
+        eps = self.path["epsilon"].to_numpy(dtype=float)
+        self.lines_, self.bands_ = {}, {}
+        for name, color in COLORS.items():
+            lower = self.path[f"{name}_lower"].to_numpy(dtype=float)
+            upper = self.path[f"{name}_upper"].to_numpy(dtype=float)
+            (self.lines_[name],) = ax.plot(
+                eps,
+                self.path[name].to_numpy(dtype=float),
+                color=color,
+                drawstyle="steps-post",
+                marker="o",
+                markersize=3,
+                label=f"{name} (exact)",
+            )
+            gap = upper > lower + 1e-12
+            if gap.any():
+                self.bands_[name] = ax.fill_between(
+                    eps,
+                    lower,
+                    upper,
+                    where=gap,
+                    step="post",
+                    color=color,
+                    alpha=0.2,
+                    label=f"{name}: certified bounds",
+                )
+        if self.sampling_path is not None:
+            self._plot_sampling(ax)
+        _percent_axes(ax, self._largest())
+        ax.set_xlabel("error tolerance ε (share of the training set)")
+        ax.set_ylabel("share of training people")
+        ax.set_title("Predictive multiplicity over the ε-level set")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="best", fontsize="small")
+        self.ax_ = ax
+        self.figure_ = ax.figure
+        return self
+
+    def _largest(self):
+        frames = [self.path[[f"{m}_upper" for m in COLORS]]]
+        if self.sampling_path is not None:
+            frames.append(self.sampling_path[list(COLORS)])
+        return max(float(np.nanmax(f.to_numpy(dtype=float))) for f in frames)
+
+    def _plot_sampling(self, ax):
+        eps = self.sampling_path["epsilon"].to_numpy(dtype=float)
+        for name, color in COLORS.items():
+            (self.lines_[f"sampling {name}"],) = ax.plot(
+                eps,
+                self.sampling_path[name].to_numpy(dtype=float),
+                color=color,
+                linestyle="--",
+                drawstyle="steps-post",
+                label=f"{name} (sampling, lower estimate)",
+            )
+
+
+class GroupAmbiguityDisplay:
+    """Bar chart of ambiguity per group, with certified bounds.
+
+    Each bar is a group's ambiguity (its certified lower bound); an error bar
+    reaches up to the certified upper bound where a time limit left a gap. The
+    dotted horizontal line is the overall ambiguity.
+
+    Parameters
+    ----------
+    by_group : pandas.DataFrame
+        ``MultiplicityFrame.by_group`` (index: groups; columns
+        ``ambiguity``, ``ambiguity_lower``, ``ambiguity_upper``, ``n``, ...).
+    overall : float, default=None
+        Overall ambiguity, drawn as a horizontal line.
+    epsilon : float, default=None
+        The tolerance, shown in the title.
+
+    Attributes
+    ----------
+    ax_ : matplotlib.axes.Axes
+    figure_ : matplotlib.figure.Figure
+    bars_ : matplotlib.container.BarContainer
+        One bar per group, in the order of ``by_group``.
+    errorbar_ : matplotlib.container.ErrorbarContainer or None
+        The bounds of the groups with a gap (None when all are certified).
+    overall_line_ : matplotlib.lines.Line2D or None
+    """
+
+    def __init__(self, by_group, overall=None, epsilon=None):
+        self.by_group = by_group
+        self.overall = overall
+        self.epsilon = epsilon
+
+    @classmethod
+    def from_auditor(cls, auditor, eps=None, ax=None):
+        """Per-group ambiguity of an auditor fitted with ``groups``.
+
+        Parameters
+        ----------
+        auditor : MultiplicityAuditor
+            Fitted with ``groups=``.
+        eps : float, default=None
+            Tolerance; defaults to the auditor's ``epsilon``.
+        ax : matplotlib.axes.Axes, default=None
+
+        Returns
+        -------
+        GroupAmbiguityDisplay
+        """
+        check_matplotlib_support(f"{cls.__name__}.from_auditor")
+        frame = auditor.by_group(eps)
+        overall = float(frame.overall["ambiguity"])
+        return cls(frame.by_group, overall, frame.epsilon).plot(ax=ax)
+
+    def plot(self, ax=None):
+        """Draw the bars.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, default=None
+
+        Returns
+        -------
+        self : GroupAmbiguityDisplay
+        """
+        check_matplotlib_support(f"{type(self).__name__}.plot")
+        ax = _axes(ax)
+        frame = self.by_group
+        labels = [str(g) for g in frame.index]
+        x = np.arange(len(labels))
+        lower = frame["ambiguity_lower"].to_numpy(dtype=float)
+        upper = frame["ambiguity_upper"].to_numpy(dtype=float)
+        self.bars_ = ax.bar(
+            x, frame["ambiguity"].to_numpy(dtype=float), color=COLORS["ambiguity"]
+        )
+        gap = upper > lower + 1e-12
+        self.errorbar_ = None
+        if gap.any():
+            self.errorbar_ = ax.errorbar(
+                x[gap],
+                lower[gap],
+                yerr=np.vstack([np.zeros(gap.sum()), (upper - lower)[gap]]),
+                fmt="none",
+                ecolor="black",
+                capsize=4,
+                label="certified upper bound",
+            )
+        self.overall_line_ = None
+        if self.overall is not None:
+            self.overall_line_ = ax.axhline(
+                self.overall, color="grey", linestyle=":", label="overall"
+            )
+            ax.legend(loc="best", fontsize="small")
+        ax.set_xticks(x, labels)
+        ax.set_ylabel("ambiguity (share of the group)")
+        ax.yaxis.set_major_formatter(_percent_formatter())
+        ax.set_ylim(0, 1.02)
+        eps = "" if self.epsilon is None else f" at ε = {self.epsilon:g}"
+        ax.set_title(f"Ambiguity by group{eps}")
+        ax.grid(True, axis="y", alpha=0.3)
+        self.ax_ = ax
+        self.figure_ = ax.figure
+        return self

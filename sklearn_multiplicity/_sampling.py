@@ -1,0 +1,336 @@
+"""``SamplingAuditor``: the sampled ("ad hoc") estimate of predictive multiplicity."""
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from ._baseline import fit_baseline
+from ._validation import check_binary_target, check_epsilon, check_weights
+
+#: Range of the inverse regularisation strengths ``C`` of the pooled models
+#: (``np.logspace(C_RANGE[0], C_RANGE[1], k)`` for each penalty).
+C_RANGE = (-4, 2)
+
+
+def _penalised_logistic(C, l1, random_state):
+    """Liblinear logistic regression with an l1 or l2 penalty of strength ``1/C``."""
+    if LogisticRegression().get_params().get("penalty") == "deprecated":
+        penalty = {"l1_ratio": 1.0 if l1 else 0.0}  # scikit-learn >= 1.8
+    else:  # pragma: no cover - scikit-learn < 1.8
+        penalty = {"penalty": "l1" if l1 else "l2"}
+    return LogisticRegression(
+        C=float(C),
+        solver="liblinear",
+        max_iter=1000,
+        random_state=random_state,
+        **penalty,
+    )
+
+
+def _check_n_models(n_models):
+    if (
+        isinstance(n_models, bool)
+        or not isinstance(n_models, numbers.Integral)
+        or n_models < 1
+    ):
+        raise ValueError(f"n_models must be a positive integer, got {n_models!r}.")
+    return int(n_models)
+
+
+class SamplingAuditor(BaseEstimator):
+    """Sampled lower estimate of ambiguity and discrepancy (the "ad hoc" audit).
+
+    Fits a pool of penalised logistic regressions on the training data (a
+    grid of l1 and l2 strengths), keeps those of the ``eps``-level set of the
+    baseline (training error at most the baseline's plus the allowance, as in
+    :class:`MultiplicityAuditor`), and reports
+
+    - **ambiguity**: the share of training people whose prediction some
+      pooled model of the set flips;
+    - **discrepancy**: the largest share of predictions one pooled model of
+      the set flips.
+
+    These are **lower estimates**: the pool is a sample of the level set, so
+    it can only miss flips, never invent them. The exact measures of
+    :class:`MultiplicityAuditor` are at least as large (over linear
+    classifiers of the same feature space); a large gap between the two is
+    what the paper calls the under-estimation of multiplicity by ad hoc
+    sampling.
+
+    Parameters
+    ----------
+    estimator : estimator, default=None
+        The baseline: a binary linear classifier or a Pipeline ending in one
+        (the pool is then fitted on its transformed features), cloned and
+        fitted on ``(X, y)``; wrap a prefit model in
+        :class:`~sklearn.frozen.FrozenEstimator` to use it as is. ``None``:
+        :class:`~sklearn.linear_model.LogisticRegression`.
+    n_models : int, default=100
+        Size of the pool: ``n_models // 2`` l1-penalised and the rest
+        l2-penalised logistic regressions, with ``C`` on
+        ``np.logspace(-4, 2, k)`` for each penalty (liblinear solver).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the liblinear solver of the pooled models.
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        The fitted baseline.
+    classes_ : ndarray of shape (2,)
+    baseline_errors_ : float
+        Weighted training errors of the baseline.
+    baseline_error_ : float
+        ``baseline_errors_`` as a share of the total weight.
+    models_ : list of LogisticRegression
+        The fitted pool (on the baseline's feature space).
+    model_errors_ : ndarray of shape (n_models,)
+        Weighted training errors of each pooled model.
+    flips_ : ndarray of bool, shape (n_models, n_samples)
+        Where each pooled model's prediction differs from the baseline's.
+    n_models_ : int
+        Number of pooled models.
+
+    See Also
+    --------
+    MultiplicityAuditor : The exact measures, with certified bounds.
+
+    Notes
+    -----
+    The ``eps``-level set holds the pooled models with weighted training
+    error at most ``err(h0) + eps * W`` (``W`` the total weight); with
+    integral weights the allowance is rounded down, ``floor(eps * W)`` (so
+    ``floor(eps * n)`` extra errors with unit weights), exactly as in
+    :class:`MultiplicityAuditor`. The exact auditor's hypothesis class asks
+    every training pattern to score at least a small margin away from the
+    threshold; a pooled model scoring a pattern within that margin is, in
+    rare cases, outside the class, and only then can a sampled value exceed
+    the exact one.
+
+    References
+    ----------
+    .. [1] C. Marx, F. Calmon and B. Ustun. "Predictive Multiplicity in
+       Classification". ICML 2020.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_multiplicity._sampling import SamplingAuditor
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.randint(0, 2, size=(60, 3))
+    >>> y = (X[:, 0] + rng.rand(60) > 0.8).astype(int)
+    >>> sampling = SamplingAuditor(n_models=20, random_state=0).fit(X, y)
+    >>> sampling.n_models_
+    20
+    >>> 0.0 <= sampling.discrepancy(0.05) <= sampling.ambiguity(0.05) <= 1.0
+    True
+    """
+
+    def __init__(self, estimator=None, n_models=100, random_state=None):
+        self.estimator = estimator
+        self.n_models = n_models
+        self.random_state = random_state
+
+    @classmethod
+    def from_auditor(
+        cls, auditor, X, y, sample_weight=None, *, n_models=100, random_state=None
+    ):
+        """Sampled estimate around the baseline of a fitted auditor.
+
+        Parameters
+        ----------
+        auditor : MultiplicityAuditor
+            A fitted auditor; its ``estimator_`` is the baseline, used as is.
+        X, y : the auditor's training data.
+        sample_weight : array-like of shape (n_samples,), default=None
+            The weights the auditor was fitted with.
+        n_models, random_state
+            As in the constructor.
+
+        Returns
+        -------
+        SamplingAuditor
+            Fitted.
+        """
+        from sklearn.frozen import FrozenEstimator
+
+        check_is_fitted(auditor, "estimator_")
+        sampling = cls(
+            FrozenEstimator(auditor.estimator_),
+            n_models=n_models,
+            random_state=random_state,
+        )
+        return sampling.fit(X, y, sample_weight=sample_weight)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the baseline and the pool of penalised logistic regressions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Two classes.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative; passed to every fit and used in every error count.
+
+        Returns
+        -------
+        self : SamplingAuditor
+        """
+        n_models = _check_n_models(self.n_models)
+        y = np.asarray(y)
+        self.classes_, y01 = check_binary_target(y)
+        Z_probe = check_array(X, dtype=None, ensure_all_finite=False)
+        weight = check_weights(sample_weight, Z_probe)
+        unit = sample_weight is None
+        baseline = fit_baseline(
+            self.estimator if self.estimator is not None else LogisticRegression(),
+            X,
+            y,
+            None if unit else weight,
+        )
+        self.estimator_ = baseline.estimator
+        Z = check_array(baseline.transform(X), dtype=np.float64)
+        truth = y01.astype(bool)
+        base = np.asarray(self.estimator_.predict(X)) == self.classes_[1]
+        self.models_ = self._fit_pool(Z, y, None if unit else weight, n_models)
+        predictions = np.array(
+            [model.predict(Z) == self.classes_[1] for model in self.models_]
+        )
+        self._weight = weight
+        self._integral = bool(np.all(weight == np.round(weight)))
+        self.baseline_errors_ = float(weight @ (base != truth))
+        self.baseline_error_ = self.baseline_errors_ / weight.sum()
+        self.model_errors_ = (predictions != truth) @ weight
+        self.flips_ = predictions != base
+        self.n_models_ = len(self.models_)
+        return self
+
+    def _fit_pool(self, Z, y, sample_weight, n_models):
+        rng = check_random_state(self.random_state)
+        n_l1 = n_models // 2
+        grid = [(C, True) for C in np.logspace(*C_RANGE, n_l1)]
+        grid += [(C, False) for C in np.logspace(*C_RANGE, n_models - n_l1)]
+        models = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            for C, l1 in grid:
+                seed = int(rng.randint(np.iinfo(np.int32).max))
+                model = _penalised_logistic(C, l1, seed)
+                models.append(model.fit(Z, y, sample_weight=sample_weight))
+        return models
+
+    # -------------------------------------------------------------- measures
+    def _budget(self, eps):
+        extra = eps * self._weight.sum()
+        if self._integral:
+            extra = math.floor(extra + 1e-9)
+        return self.baseline_errors_ + extra
+
+    def in_level_set(self, eps):
+        """Mask of the pooled models in the ``eps``-level set.
+
+        Parameters
+        ----------
+        eps : float in [0, 1]
+
+        Returns
+        -------
+        ndarray of bool, shape (n_models_,)
+        """
+        check_is_fitted(self, "flips_")
+        eps = check_epsilon(eps)
+        return self.model_errors_ <= self._budget(eps) + 1e-9
+
+    def ambiguity(self, eps):
+        """Share of people whose prediction some pooled level-set model flips.
+
+        A lower estimate of the exact ambiguity.
+
+        Parameters
+        ----------
+        eps : float in [0, 1]
+
+        Returns
+        -------
+        float
+        """
+        flipped = self.flips_[self.in_level_set(eps)].any(axis=0)
+        return float(self._weight @ flipped / self._weight.sum())
+
+    def discrepancy(self, eps):
+        """Largest share of predictions one pooled level-set model flips.
+
+        A lower estimate of the exact discrepancy (0 when no pooled model is
+        in the set: the baseline alone flips nothing).
+
+        Parameters
+        ----------
+        eps : float in [0, 1]
+
+        Returns
+        -------
+        float
+        """
+        flips = self.flips_[self.in_level_set(eps)]
+        if flips.shape[0] == 0:
+            return 0.0
+        return float(np.max(flips @ self._weight) / self._weight.sum())
+
+    def contestable(self, eps):
+        """Per training row: whether a pooled level-set model flips it.
+
+        Parameters
+        ----------
+        eps : float in [0, 1]
+
+        Returns
+        -------
+        ndarray of bool, shape (n_samples,)
+        """
+        return self.flips_[self.in_level_set(eps)].any(axis=0)
+
+    def path(self, max_epsilon):
+        """Sampled ambiguity and discrepancy for tolerances up to ``max_epsilon``.
+
+        The grid is the one of :meth:`MultiplicityAuditor.path`: with
+        integral weights every whole number of extra errors from 0 to
+        ``floor(max_epsilon * W)``; otherwise 11 equally spaced tolerances
+        from 0 to ``max_epsilon``.
+
+        Parameters
+        ----------
+        max_epsilon : float in [0, 1]
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``epsilon``, ``ambiguity``, ``discrepancy``,
+            ``n_models_in_set``.
+        """
+        check_is_fitted(self, "flips_")
+        max_eps = check_epsilon(max_epsilon, "max_epsilon")
+        total = self._weight.sum()
+        if self._integral:
+            extras = np.arange(0, math.floor(max_eps * total + 1e-9) + 1)
+            epsilons = extras / total
+        else:
+            step = max_eps / 10 or 1.0
+            epsilons = np.arange(0, max_eps + 1e-12, step)
+        rows = [
+            {
+                "epsilon": float(eps),
+                "ambiguity": self.ambiguity(eps),
+                "discrepancy": self.discrepancy(eps),
+                "n_models_in_set": int(self.in_level_set(eps).sum()),
+            }
+            for eps in np.minimum(epsilons, 1.0)
+        ]
+        return pd.DataFrame(rows)
