@@ -7,7 +7,10 @@ programming with Google OR-Tools.
 
 from ._auditor import CertificationWarning, CompetingModel, MultiplicityAuditor
 from ._classifier import ZeroOneLinearClassifier
+from ._epsilon import EpsilonSuggestion, suggest_epsilon
 from ._frame import MultiplicityFrame
+from ._plotting import GroupAmbiguityDisplay, MultiplicityPathDisplay
+from ._sampling import SamplingAuditor
 from ._scorers import ambiguity_scorer, discrepancy_scorer
 
 __version__ = "0.1.0"
@@ -15,10 +18,15 @@ __version__ = "0.1.0"
 __all__ = [
     "CertificationWarning",
     "CompetingModel",
+    "EpsilonSuggestion",
+    "GroupAmbiguityDisplay",
     "MultiplicityAuditor",
     "MultiplicityFrame",
+    "MultiplicityPathDisplay",
+    "SamplingAuditor",
     "ZeroOneLinearClassifier",
     "ambiguity_scorer",
     "discrepancy_scorer",
+    "suggest_epsilon",
     "__version__",
 ]

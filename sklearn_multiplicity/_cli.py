@@ -100,7 +100,7 @@ def binary_target(values, name):
         shown = ", ".join(repr(_python(v)) for v in list(distinct)[:5])
         more = ", ..." if len(distinct) > 5 else ""
         raise DataError(
-            f"target {name!r} has {len(distinct)} distinct values ({shown}{more}); "
+            f"target {name!r} has {len(distinct)} distinct value(s) ({shown}{more}); "
             "a binary classification audit needs exactly 2"
         )
     return values.to_numpy()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from sklearn.frozen import FrozenEstimator
 from sklearn.pipeline import Pipeline
 
 from ._auditor import MultiplicityAuditor
@@ -47,10 +48,7 @@ def _status(lower, upper):
 
 
 def _unwrap(estimator):
-    inner = getattr(estimator, "estimator", None)
-    if type(estimator).__name__ == "FrozenEstimator" and inner is not None:
-        return inner
-    return estimator
+    return estimator.estimator if isinstance(estimator, FrozenEstimator) else estimator
 
 
 def _linear_part(estimator, default_names):
@@ -70,15 +68,15 @@ def _linear_part(estimator, default_names):
 
 
 def _versions():
+    from . import __version__
+
     versions = {"python": platform.python_version()}
-    for package in ("sklearn-multiplicity", "scikit-learn", "numpy", "ortools"):
+    versions["sklearn-multiplicity"] = __version__
+    for package in ("scikit-learn", "numpy", "ortools"):
         try:
             versions[package] = importlib.metadata.version(package)
         except importlib.metadata.PackageNotFoundError:
             versions[package] = None
-    from . import __version__
-
-    versions["sklearn-multiplicity"] = __version__
     return versions
 
 
@@ -142,10 +140,18 @@ class AuditReport:
     epsilon : float
     suggestion : EpsilonSuggestion or None
         How ``epsilon`` was chosen when it was ``"auto"``.
+    budget : float
+        Largest error count of the level set at ``epsilon``.
+    bounds : dict
+        Certified ``(lower, upper)`` of ``"ambiguity"`` and ``"discrepancy"``.
     path, sampling_path : pandas.DataFrame
     evidence : pandas.DataFrame
+        :meth:`MultiplicityAuditor.evidence` at ``epsilon``.
+    discrepancy_model : estimator or None
     frame : MultiplicityFrame or None
         Per-group measures, when groups were given.
+    y, groups : ndarray
+        Training labels and groups (or None).
     dataset, settings, timings : dict
     """
 
@@ -569,8 +575,6 @@ def run_audit(
 
 
 def _suggest(auditor, X, y, random_state):
-    from sklearn.frozen import FrozenEstimator
-
     return suggest_epsilon(
         FrozenEstimator(auditor.estimator_),
         X,
@@ -676,12 +680,14 @@ def _html(report, data, images):
         parts += ["<h2>Path</h2>", _img(images["path"])]
     else:
         parts.append("<p>Plots skipped: matplotlib is not installed.</p>")
-    path = report.path.merge(
+    path = pd.merge_asof(
+        report.path,
         report.sampling_path.add_prefix("sampling_").rename(
             columns={"sampling_epsilon": "epsilon"}
         ),
         on="epsilon",
-        how="left",
+        direction="nearest",
+        tolerance=1e-9,
     )
     parts.append(_table(path, index=False))
     groups = report.group_table()

@@ -1,0 +1,229 @@
+import json
+import subprocess
+import sys
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+from sklearn_multiplicity._cli import main
+
+matplotlib.use("Agg")
+
+REPORT_KEYS = {
+    "dataset",
+    "settings",
+    "epsilon",
+    "hypothesis_class",
+    "baseline",
+    "ambiguity",
+    "discrepancy",
+    "sampling",
+    "groups",
+    "path",
+    "sampling_path",
+    "certified",
+    "mip_log",
+    "timings",
+    "versions",
+    "files",
+}
+FAST = ["--time-limit", "10", "--n-models", "20", "--quiet"]
+
+
+def small_frame(n=40, seed=0):
+    rng = np.random.RandomState(seed)
+    frame = pd.DataFrame(
+        {
+            "smoker": rng.randint(0, 2, n),
+            "region": rng.choice(["north", "south", "east"], n),
+            "member": rng.rand(n) > 0.5,
+            "group": rng.choice(["A", "B"], n),
+        }
+    )
+    score = (
+        frame["smoker"]
+        + 0.8 * (frame["region"] == "north")
+        - 0.6 * frame["member"]
+        + rng.normal(0, 0.7, n)
+    )
+    frame["outcome"] = np.where(score > 0.4, "yes", "no")
+    return frame
+
+
+@pytest.fixture
+def csv(tmp_path):
+    path = tmp_path / "data.csv"
+    small_frame().to_csv(path, index=False)
+    return path
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_usage_error(code, err):
+    assert code == 2
+    assert "Traceback" not in err
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, err
+
+
+def test_audit_writes_every_output(csv, tmp_path, capsys):
+    out_dir = tmp_path / "report"
+    code, out, err = run(
+        capsys,
+        "audit", csv, "--target", "outcome", "--groups", "group",
+        "--epsilon", "0.1", "--out", out_dir, *FAST,
+    )  # fmt: skip
+    assert code == 0, err
+    for name in (
+        "report.json",
+        "people.csv",
+        "models.csv",
+        "path.png",
+        "groups.png",
+        "report.html",
+    ):
+        assert (out_dir / name).stat().st_size > 0, name
+    report = json.loads((out_dir / "report.json").read_text())
+    assert REPORT_KEYS <= set(report)
+    for measure in ("ambiguity", "discrepancy"):
+        values = report[measure]
+        assert values["lower"] <= values["upper"]
+        assert report["sampling"][measure] <= values["upper"] + 1e-12
+        assert values["certified"] == (values["status"] == "certified")
+    assert report["epsilon"]["extra_errors"] == 4
+    assert {g["group"] for g in report["groups"]} == {"A", "B"}
+    assert report["dataset"]["n_rows"] == 40
+    assert set(report["versions"]) >= {
+        "sklearn-multiplicity",
+        "scikit-learn",
+        "numpy",
+        "ortools",
+        "python",
+    }
+    people = pd.read_csv(out_dir / "people.csv")
+    assert len(people) == 40
+    assert {"baseline", "contestable", "undecided"} <= set(people.columns)
+    models = pd.read_csv(out_dir / "models.csv", index_col="model")
+    assert {"intercept", "n_errors", "source", "smoker"} <= set(models.columns)
+    assert "baseline" in models.index
+    html = (out_dir / "report.html").read_text()
+    assert html.count("data:image/png;base64,") == 2
+    assert "sampling (lower estimate)" in out
+    assert "ambiguity" in out and "discrepancy" in out
+
+
+def test_audit_logistic_auto_epsilon_binarize(tmp_path, capsys):
+    frame = small_frame()
+    frame["age"] = np.random.RandomState(1).randint(18, 80, len(frame))
+    path = tmp_path / "ages.csv"
+    frame.to_csv(path, index=False)
+    out_dir = tmp_path / "out"
+    code, _, err = run(
+        capsys,
+        "audit", path, "--target", "outcome", "--estimator", "logistic",
+        "--epsilon", "auto", "--binarize", "--out", out_dir, *FAST,
+    )  # fmt: skip
+    assert code == 0, err
+    report = json.loads((out_dir / "report.json").read_text())
+    assert report["epsilon"]["method"] == "auto"
+    assert 0 <= report["epsilon"]["value"] <= 1
+    assert "bootstrap" in report["epsilon"]["suggestion"]["description"]
+    assert report["groups"] is None
+    assert not (out_dir / "groups.png").exists()
+    assert any(
+        name.startswith("age >= ") for name in report["dataset"]["feature_names"]
+    )
+    assert "age" not in report["dataset"]["feature_names"]
+
+
+def test_time_limited_audit_reports_bounds(csv, tmp_path, capsys):
+    out_dir = tmp_path / "out"
+    code, out, err = run(
+        capsys,
+        "audit", csv, "--target", "outcome", "--epsilon", "0.1",
+        "--total-time-limit", "0.001", "--out", out_dir, *FAST,
+    )  # fmt: skip
+    assert code == 0, err
+    report = json.loads((out_dir / "report.json").read_text())
+    assert report["certified"] is False
+    assert report["discrepancy"]["certified"] is False
+    assert report["discrepancy"]["lower"] < report["discrepancy"]["upper"]
+    assert (out_dir / "people.csv").exists() and (out_dir / "report.html").exists()
+    assert "bounds (time limit)" in out
+
+
+@pytest.mark.parametrize(
+    "content, argv, message",
+    [
+        (None, ["--target", "outcome"], "no such file"),
+        ("frame", ["--target", "label"], "'label' not found"),
+        ("frame", ["--target", "outcome", "--groups", "nope"], "'nope' not found"),
+        ("a,y\n1,0\n0,1\n1,2\n", ["--target", "y"], "3 distinct value(s)"),
+        ("a,y\n1,0\n1,0\n", ["--target", "y"], "1 distinct value(s)"),
+        ("a,b,y\n1,2,0\n1,2,3,4,5\n", ["--target", "y"], "cannot read"),
+        ("", ["--target", "y"], "is empty"),
+        ("a,y\n", ["--target", "y"], "no rows"),
+        (
+            "age,y\n20,0\n31,1\nabc,0\n44,1\n",
+            ["--target", "y"],
+            "looks numeric but has 1 non-numeric",
+        ),
+        ("a,y\n1,0\n,1\n0,1\n", ["--target", "y"], "missing or infinite"),
+        ("a,y\n1,0\n0,\n0,1\n", ["--target", "y"], "missing values"),
+        ("y\n0\n1\n", ["--target", "y"], "no feature columns"),
+    ],
+)
+def test_data_errors_exit_2_with_one_line(tmp_path, capsys, content, argv, message):
+    path = tmp_path / "input.csv"
+    if content == "frame":
+        small_frame().to_csv(path, index=False)
+    elif content is not None:
+        path.write_text(content)
+    code, _, err = run(capsys, "audit", path, *argv, "--out", tmp_path / "o", *FAST)
+    assert_usage_error(code, err)
+    assert message in err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["audit"],
+        ["audit", "data.csv"],
+        ["audit", "data.csv", "--target", "y", "--epsilon", "2"],
+        ["audit", "data.csv", "--target", "y", "--epsilon", "many"],
+        ["audit", "data.csv", "--target", "y", "--time-limit", "0"],
+        ["audit", "data.csv", "--target", "y", "--estimator", "forest"],
+        ["audit", "data.csv", "--target", "y", "--n-jobs", "0"],
+        ["nonsense"],
+    ],
+)
+def test_usage_errors_exit_2(capsys, argv):
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert "Traceback" not in err
+    assert "error:" in err
+
+
+def test_help_from_the_command_line():
+    result = subprocess.run(
+        [sys.executable, "-m", "sklearn_multiplicity", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0
+    assert "audit" in result.stdout and "demo" in result.stdout
+
+
+def test_help_of_audit_returns_0(capsys):
+    code, out, _ = run(capsys, "audit", "--help")
+    assert code == 0
+    assert "--binarize" in out and "--target" in out

@@ -1,0 +1,119 @@
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from sklearn.linear_model import LogisticRegression  # noqa: E402
+
+from sklearn_multiplicity import MultiplicityAuditor  # noqa: E402
+from sklearn_multiplicity._plotting import (  # noqa: E402
+    GroupAmbiguityDisplay,
+    MultiplicityPathDisplay,
+)
+from sklearn_multiplicity._sampling import SamplingAuditor  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    rng = np.random.RandomState(0)
+    X = rng.randint(0, 2, size=(40, 4)).astype(float)
+    y = (X @ [1.0, -1.0, 0.5, 0.7] + rng.normal(0, 0.8, 40) > 0.6).astype(int)
+    groups = np.where(rng.rand(40) > 0.4, "A", "B")
+    auditor = MultiplicityAuditor(LogisticRegression(), epsilon=0.1, time_limit=10)
+    auditor.fit(X, y, groups=groups)
+    sampling = SamplingAuditor.from_auditor(auditor, X, y, n_models=20, random_state=0)
+    return auditor, sampling
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def test_path_display_lines_hold_the_path(fitted, tmp_path):
+    auditor, sampling = fitted
+    display = MultiplicityPathDisplay.from_auditor(auditor, 0.1, sampling=sampling)
+    path = auditor.path(0.1)
+    sampled = sampling.path(0.1)
+    assert set(display.lines_) == {
+        "ambiguity",
+        "discrepancy",
+        "sampling ambiguity",
+        "sampling discrepancy",
+    }
+    for name in ("ambiguity", "discrepancy"):
+        line = display.lines_[name]
+        np.testing.assert_allclose(line.get_xdata(), path["epsilon"])
+        np.testing.assert_allclose(line.get_ydata(), path[name])
+        dashed = display.lines_[f"sampling {name}"]
+        assert dashed.get_linestyle() == "--"
+        np.testing.assert_allclose(dashed.get_xdata(), sampled["epsilon"])
+        np.testing.assert_allclose(dashed.get_ydata(), sampled[name])
+        assert np.all(dashed.get_ydata() <= line.get_ydata() + 1e-12)
+    assert display.ax_.figure is display.figure_
+    assert display.bands_ == {}
+    out = tmp_path / "path.png"
+    display.figure_.savefig(out)
+    assert out.exists() and out.stat().st_size > 0
+
+
+def test_path_display_shades_open_bounds_only():
+    path = pd.DataFrame(
+        {
+            "epsilon": [0.0, 0.1, 0.2],
+            "ambiguity": [0.1, 0.2, 0.3],
+            "ambiguity_lower": [0.1, 0.2, 0.3],
+            "ambiguity_upper": [0.1, 0.5, 0.6],
+            "discrepancy": [0.05, 0.1, 0.1],
+            "discrepancy_lower": [0.05, 0.1, 0.1],
+            "discrepancy_upper": [0.05, 0.1, 0.1],
+        }
+    )
+    display = MultiplicityPathDisplay(path).plot()
+    assert set(display.bands_) == {"ambiguity"}
+    assert set(display.lines_) == {"ambiguity", "discrepancy"}
+    assert len(display.ax_.collections) == 1
+
+
+def test_path_display_draws_on_given_axes(fitted):
+    auditor, _ = fitted
+    fig, ax = plt.subplots()
+    display = MultiplicityPathDisplay.from_auditor(auditor, ax=ax)
+    assert display.ax_ is ax and display.figure_ is fig
+    assert len(ax.get_lines()) == 2
+
+
+def test_group_display_bars_hold_group_ambiguity(fitted, tmp_path):
+    auditor, _ = fitted
+    display = GroupAmbiguityDisplay.from_auditor(auditor, eps=0.1)
+    by_group = auditor.by_group(0.1).by_group
+    heights = [bar.get_height() for bar in display.bars_]
+    assert len(heights) == len(by_group) == 2
+    np.testing.assert_allclose(heights, by_group["ambiguity"])
+    labels = [t.get_text() for t in display.ax_.get_xticklabels()]
+    assert labels == [str(g) for g in by_group.index]
+    overall = auditor.by_group(0.1).overall["ambiguity"]
+    np.testing.assert_allclose(display.overall_line_.get_ydata(), [overall] * 2)
+    out = tmp_path / "groups.png"
+    display.figure_.savefig(out)
+    assert out.exists() and out.stat().st_size > 0
+
+
+def test_group_display_marks_open_bounds():
+    by_group = pd.DataFrame(
+        {
+            "ambiguity": [0.2, 0.4],
+            "ambiguity_lower": [0.2, 0.4],
+            "ambiguity_upper": [0.2, 0.7],
+        },
+        index=pd.Index(["x", "y"], name="group"),
+    )
+    display = GroupAmbiguityDisplay(by_group).plot()
+    assert display.overall_line_ is None
+    assert display.errorbar_ is not None
+    (segments,) = display.errorbar_.lines[2]
+    np.testing.assert_allclose(segments.get_segments()[0][:, 1], [0.4, 0.7])

@@ -1,0 +1,108 @@
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+from sklearn_multiplicity import MultiplicityAuditor
+from sklearn_multiplicity._sampling import SamplingAuditor
+
+EPSILONS = [0.0, 0.05, 0.1, 0.2]
+
+
+def small_data(seed, n=40, d=4):
+    rng = np.random.RandomState(seed)
+    X = rng.randint(0, 2, size=(n, d)).astype(float)
+    score = X @ rng.normal(size=d) + rng.normal(0, 0.8, n)
+    return X, (score > np.median(score)).astype(int)
+
+
+@pytest.fixture(scope="module", params=[0, 1])
+def audited(request):
+    X, y = small_data(request.param)
+    auditor = MultiplicityAuditor(LogisticRegression(), time_limit=10).fit(X, y)
+    sampling = SamplingAuditor.from_auditor(auditor, X, y, n_models=40, random_state=0)
+    return X, y, auditor, sampling
+
+
+def test_sampling_is_a_lower_estimate_of_the_exact_measures(audited):
+    _, _, auditor, sampling = audited
+    assert sampling.baseline_errors_ == auditor.baseline_errors_
+    for eps in EPSILONS:
+        assert sampling.ambiguity(eps) <= auditor.ambiguity_bounds(eps)[1] + 1e-12
+        assert sampling.discrepancy(eps) <= auditor.discrepancy_bounds(eps)[1] + 1e-12
+
+
+def test_contested_rows_are_certified_contestable(audited):
+    _, _, auditor, sampling = audited
+    for eps in EPSILONS:
+        sampled = sampling.contestable(eps)
+        exact = auditor.evidence(eps)
+        assert not np.any(sampled & ~(exact["contestable"] | exact["undecided"]))
+
+
+def test_measures_are_monotone_in_epsilon(audited):
+    _, _, _, sampling = audited
+    grid = np.linspace(0, 0.5, 11)
+    ambiguity = [sampling.ambiguity(eps) for eps in grid]
+    discrepancy = [sampling.discrepancy(eps) for eps in grid]
+    in_set = [sampling.in_level_set(eps).sum() for eps in grid]
+    for values in (ambiguity, discrepancy, in_set):
+        assert np.all(np.diff(values) >= 0)
+    assert all(d <= a for a, d in zip(ambiguity, discrepancy, strict=True))
+
+
+@pytest.mark.parametrize("n_models", [1, 7, 20])
+def test_pool_has_n_models(n_models):
+    X, y = small_data(3)
+    sampling = SamplingAuditor(n_models=n_models, random_state=0).fit(X, y)
+    assert sampling.n_models_ == len(sampling.models_) == n_models
+    assert sampling.flips_.shape == (n_models, X.shape[0])
+    assert sampling.model_errors_.shape == (n_models,)
+    l1 = sum(m.get_params()["l1_ratio"] == 1.0 for m in sampling.models_)
+    assert l1 == n_models // 2
+
+
+def test_path_columns_and_grid():
+    X, y = small_data(4)
+    sampling = SamplingAuditor(n_models=10, random_state=0).fit(X, y)
+    path = sampling.path(0.1)
+    assert list(path.columns) == [
+        "epsilon",
+        "ambiguity",
+        "discrepancy",
+        "n_models_in_set",
+    ]
+    np.testing.assert_allclose(path["epsilon"], np.arange(5) / 40)
+    assert path["ambiguity"].is_monotonic_increasing
+    assert path["ambiguity"].iloc[-1] == sampling.ambiguity(0.1)
+
+
+def test_default_baseline_is_logistic_regression_and_deterministic():
+    X, y = small_data(5)
+    a = SamplingAuditor(n_models=10, random_state=0).fit(X, y)
+    b = SamplingAuditor(n_models=10, random_state=0).fit(X, y)
+    assert isinstance(a.estimator_, LogisticRegression)
+    np.testing.assert_array_equal(a.flips_, b.flips_)
+    np.testing.assert_array_equal(a.model_errors_, b.model_errors_)
+
+
+def test_weighted_budget_counts_weights():
+    X, y = small_data(6)
+    weight = np.full(X.shape[0], 2.0)
+    unit = SamplingAuditor(n_models=10, random_state=0).fit(X, y)
+    double = SamplingAuditor(n_models=10, random_state=0).fit(X, y, weight)
+    assert double.baseline_errors_ == 2 * unit.baseline_errors_
+    assert double.baseline_error_ == pytest.approx(unit.baseline_error_)
+
+
+@pytest.mark.parametrize("n_models", [0, -3, 2.5, True])
+def test_bad_n_models_raises(n_models):
+    X, y = small_data(7)
+    with pytest.raises(ValueError, match="n_models"):
+        SamplingAuditor(n_models=n_models).fit(X, y)
+
+
+def test_bad_epsilon_raises():
+    X, y = small_data(8)
+    sampling = SamplingAuditor(n_models=4).fit(X, y)
+    with pytest.raises(ValueError, match="eps"):
+        sampling.ambiguity(1.5)
