@@ -5,7 +5,12 @@ epsilon-level set of linear classifiers, certified by mixed-integer
 programming with Google OR-Tools.
 """
 
-from ._auditor import CertificationWarning, CompetingModel, MultiplicityAuditor
+from ._auditor import (
+    CertificationWarning,
+    CompetingModel,
+    MultiplicityAuditor,
+    ProblemSizeWarning,
+)
 from ._classifier import ZeroOneLinearClassifier
 from ._epsilon import EpsilonSuggestion, suggest_epsilon
 from ._frame import MultiplicityFrame
@@ -23,6 +28,7 @@ __all__ = [
     "MultiplicityAuditor",
     "MultiplicityFrame",
     "MultiplicityPathDisplay",
+    "ProblemSizeWarning",
     "SamplingAuditor",
     "ZeroOneLinearClassifier",
     "ambiguity_scorer",

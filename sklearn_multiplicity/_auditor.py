@@ -32,6 +32,14 @@ class CertificationWarning(UserWarning):
     """A value is reported as its certified lower bound: a limit stopped a MIP."""
 
 
+class ProblemSizeWarning(UserWarning):
+    """The audit is probably too large to certify within its time limits."""
+
+
+#: Distinct patterns above which exact audits rarely finish in minutes.
+LARGE_PROBLEM_PATTERNS = 2000
+
+
 class CompetingModel(LinearClassifierMixin, BaseEstimator):
     """A fitted linear model of the level set, found by the auditor.
 
@@ -264,6 +272,7 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         problem = PatternProblem.from_data(Z, y01, weight)
         if hypothesis.integer:
             hypothesis.check_data(problem)
+        self._warn_if_large(problem)
         z0 = np.zeros(problem.n_patterns, dtype=bool)
         active = problem.inverse >= 0
         z0[problem.inverse[active]] = predictions[active]
@@ -319,6 +328,21 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 stacklevel=2,
             )
         return self
+
+    def _warn_if_large(self, problem):
+        if problem.n_patterns <= LARGE_PROBLEM_PATTERNS:
+            return
+        warnings.warn(
+            f"{problem.n_patterns} distinct feature patterns: every MIP has that "
+            "many binary variables and ambiguity may need up to one MIP per "
+            f"pattern ({problem.n_patterns} x up to time_limit={self.time_limit} s). "
+            "Expect certified bounds rather than exact values. To certify, "
+            "binarise or round the features (fewer distinct patterns), audit a "
+            "sample of the rows, or allow more time (total_time_limit caps the "
+            "whole audit).",
+            ProblemSizeWarning,
+            stacklevel=3,
+        )
 
     def _baseline_estimator(self):
         if self.estimator is not None:

@@ -384,3 +384,65 @@ def test_path_with_fewer_discrepancy_mips_brackets_the_truth():
     assert path["discrepancy_lower"].is_monotonic_increasing
     # The end points got their own MIPs.
     assert path["certified"].iloc[0] and path["certified"].iloc[-1]
+
+
+def test_large_problems_are_announced_and_still_bounded():
+    from sklearn_multiplicity import ProblemSizeWarning
+    from sklearn_multiplicity import _auditor as auditor_module
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    y[:5] = 1 - y[:5]
+    original = auditor_module.LARGE_PROBLEM_PATTERNS
+    auditor_module.LARGE_PROBLEM_PATTERNS = 50  # pretend 60 patterns is large
+    try:
+        with pytest.warns(ProblemSizeWarning, match="distinct feature patterns"):
+            auditor = MultiplicityAuditor(
+                LogisticRegression(), time_limit=5, total_time_limit=0.5
+            ).fit(X, y)
+    finally:
+        auditor_module.LARGE_PROBLEM_PATTERNS = original
+    lo, hi = auditor.ambiguity_bounds(0.05)
+    assert 0 <= lo <= hi <= 1
+
+
+class InterruptingBackend(Backend):
+    """Solves normally, but the user presses Ctrl-C at the n-th MIP."""
+
+    name = "interrupting"
+
+    def __init__(self, inner, after, **kwargs):
+        super().__init__(**kwargs)
+        self.inner = inner
+        self.after = after
+        self.calls = [0]
+
+    def _solve(self, mip, *, first_solution=False):
+        self.calls[0] += 1
+        if self.calls[0] > self.after:
+            raise KeyboardInterrupt
+        self.inner.time_limit = self.time_limit
+        return self.inner._solve(mip, first_solution=first_solution)
+
+
+def test_interrupted_audit_keeps_its_progress_and_resumes():
+    X, y = random_tiny(23, n=30, d=3, levels=4, noise=0.3)
+    reference = MultiplicityAuditor(
+        LogisticRegression(), strategy="each", time_limit=20
+    )
+    reference.fit(X, y)
+    expected = reference.ambiguity_bounds(0.1)
+    n_mips = len(reference.mip_log_) - 1
+    assert n_mips >= 2, "the problem must need several flip MIPs"
+
+    auditor = MultiplicityAuditor(LogisticRegression(), strategy="each", time_limit=20)
+    auditor.fit(X, y)
+    real = auditor._engine.backend
+    auditor._engine.backend = InterruptingBackend(real, after=1)
+    with pytest.raises(KeyboardInterrupt):
+        auditor.ambiguity_bounds(0.1)
+    solved_before = len(auditor.mip_log_)
+    assert solved_before >= 2  # min-error plus the MIP solved before Ctrl-C
+    auditor._engine.backend = real
+    assert auditor.ambiguity_bounds(0.1) == expected  # resumes, same answer
