@@ -432,10 +432,22 @@ class AuditEngine:
                     value = self.disagreement(found, weights)
                     if value > lower:
                         best, lower = found, value
+            claimed = result.bound if result.status != ERROR else np.inf
             if result.status == INFEASIBLE:
-                upper = lower  # the level set of the class is empty (or only pool)
-            elif result.status != ERROR and np.isfinite(result.bound):
-                upper = min(upper, result.bound)
+                claimed = 0.0  # no model of the class within the budget
+            if best is not None and claimed < lower - 1e-9:
+                # A verified model within the budget refutes the claim.
+                logger.warning(
+                    "%s: the solver's bound %s is refuted by a verified model "
+                    "with disagreement %s; bound discarded",
+                    mip.name,
+                    claimed,
+                    lower,
+                )
+                self.log[-1]["status"] = ERROR
+                self.log[-1]["message"] += " (bound refuted by a verified model)"
+            elif np.isfinite(claimed):
+                upper = min(upper, claimed)
         upper = max(upper, lower)
         if cached is not None:
             lower = max(lower, cached.bounds.lower * total)

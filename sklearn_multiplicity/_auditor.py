@@ -418,6 +418,9 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     # -------------------------------------------------------------- measures
     def _eps(self, eps):
         check_is_fitted(self)
+        # Limits are read per request, so set_params after fit takes effect.
+        self._engine.time_limit = check_time_limit(self.time_limit)
+        check_time_limit(self.total_time_limit, "total_time_limit")
         return check_epsilon(self.epsilon if eps is None else eps)
 
     def _progress(self, total, desc):

@@ -255,11 +255,19 @@ def solve_min_error(enc, backend, *, time_limit, start=None, random_state=None):
         found = verify(enc, w, b, source=mip.name)
         if found.errors <= warm.errors and in_class(enc, found, tolerance=1e-4):
             model = found
-    lower = max(
-        enc.problem.unavoidable_errors,
-        result.bound if np.isfinite(result.bound) else -np.inf,
-    )
-    lower = min(lower, model.errors)  # a verified model caps any claimed bound
+    claimed = result.bound if np.isfinite(result.bound) else -np.inf
+    if claimed > model.errors + 1e-6:
+        # A verified model of the class beats the solver's "proof": the solver
+        # is wrong, so its bound certifies nothing.
+        warnings.warn(
+            f"The {backend.name} solver claimed no model has fewer than "
+            f"{claimed:g} errors, but a verified model has {model.errors:g}; "
+            "its bound is discarded.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        claimed = -np.inf
+    lower = max(enc.problem.unavoidable_errors, claimed)
     if result.status not in (OPTIMAL, "feasible", "no_solution"):
         warnings.warn(
             f"The {backend.name} solver did not solve {mip.name} ({result.status}: "

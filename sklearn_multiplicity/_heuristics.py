@@ -105,6 +105,8 @@ def pulled_directions(enc, baseline, candidates, *, C=0.01, pull=0.02):
     from sklearn.linear_model import LogisticRegression
 
     prob = enc.problem
+    if enc.p == 0:
+        return []
     X = enc.X[: enc.n_train]
     k = X.shape[0]
     both = np.vstack([X, X])

@@ -58,6 +58,8 @@ def logistic_model(enc, *, C=1.0, random_state=None):
     Returns ``None`` when it cannot be placed in the class (margin too small).
     """
     prob = enc.problem
+    if enc.p == 0:  # one distinct pattern: only constant models exist
+        return None
     X = enc.X[: enc.n_train]
     both = np.vstack([X, X])
     labels = np.concatenate([np.ones(len(X)), np.zeros(len(X))])

@@ -63,7 +63,7 @@ class Backend:
         start = time.perf_counter()
         try:
             result = self._solve(mip, first_solution=first_solution)
-        except SolverError as exc:
+        except Exception as exc:  # noqa: BLE001 - a crash proves nothing
             worst = math.inf if mip.maximize else -math.inf
             return MIPResult(
                 status=ERROR,
@@ -72,7 +72,7 @@ class Backend:
                 bound=worst,
                 solve_time=time.perf_counter() - start,
                 solver=self.name,
-                message=f"{mip.name}: {exc}",
+                message=f"{mip.name}: {_describe(exc)}",
             )
         return self._checked(mip, result)
 
@@ -116,6 +116,12 @@ class Backend:
             if gap > 1e-6 * max(1.0, abs(result.objective)):
                 result.status = FEASIBLE
         return result
+
+
+def _describe(exc):
+    if isinstance(exc, SolverError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
 
 
 _REGISTRY = {}
