@@ -6,6 +6,7 @@ and exit code 2, like argparse's usage errors.
 """
 
 import argparse
+import csv
 import sys
 import time
 import warnings
@@ -29,6 +30,13 @@ DEMO_FEATURES = (
     "worst texture",
 )
 
+#: Largest magnitude accepted in a numeric feature (beyond it, sums overflow
+#: and the solvers lose all precision).
+MAX_MAGNITUDE = 1e15
+
+#: Delimiters tried when the comma finds a single column.
+OTHER_DELIMITERS = (";", "\t", "|")
+
 #: Quantiles whose thresholds ``--binarize`` turns into ``>=`` indicators.
 BINARIZE_QUANTILES = (0.25, 0.5, 0.75)
 
@@ -40,6 +48,61 @@ class DataError(ValueError):
 
 
 # --------------------------------------------------------------------- data
+def _encoding(path):
+    """``utf-16`` for a file starting with its BOM, else ``utf-8``."""
+    with open(path, "rb") as file:
+        start = file.read(2)
+    return "utf-16" if start in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
+
+
+def _sniff(path, encoding):
+    """The delimiter among ``, ; tab |`` that splits the first records into
+    the most columns, all records alike (``,`` on ties or when none does)."""
+    with open(path, encoding=encoding, errors="replace", newline="") as file:
+        text = file.read(1 << 16)
+    lines = text.splitlines(keepends=True)
+    if len(text) == 1 << 16 and len(lines) > 1:
+        lines = lines[:-1]  # possibly cut short
+    best, most = ",", 1
+    for sep in (",", *OTHER_DELIMITERS):
+        try:
+            records = [r for r in csv.reader(lines[:50], delimiter=sep) if r][:20]
+        except csv.Error:
+            continue
+        widths = {len(r) for r in records}
+        if len(widths) == 1 and widths.pop() > most:
+            best, most = sep, len(records[0])
+    return best
+
+
+def _read_csv(path):
+    """``pd.read_csv`` that also reads latin-1 files and ``;``, tab or ``|`` ones.
+
+    A file that is not UTF-8 is read as latin-1. When the comma finds a single
+    column or cannot parse the file, the delimiter that splits the first
+    records into the most (and equally many) columns is used.
+    """
+    encoding = _encoding(path)
+    try:
+        with open(path, encoding=encoding) as file:
+            while file.read(1 << 20):
+                pass
+    except UnicodeDecodeError:
+        encoding = "latin-1"
+    try:
+        frame = pd.read_csv(path, encoding=encoding)
+    except pd.errors.ParserError:
+        sep = _sniff(path, encoding)
+        if sep == ",":
+            raise
+        return pd.read_csv(path, encoding=encoding, sep=sep)
+    if frame.shape[1] == 1:
+        sep = _sniff(path, encoding)
+        if sep != ",":
+            frame = pd.read_csv(path, encoding=encoding, sep=sep)
+    return frame
+
+
 def read_table(path):
     """Read a CSV file into a DataFrame with clear errors.
 
@@ -57,10 +120,10 @@ def read_table(path):
     if path.is_dir():
         raise DataError(f"{str(path)!r} is a directory, not a CSV file")
     try:
-        frame = pd.read_csv(path)
+        frame = _read_csv(path)
     except pd.errors.EmptyDataError:
         raise DataError(f"{str(path)!r} is empty") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+    except (pd.errors.ParserError, UnicodeError, csv.Error) as exc:
         reason = " ".join(str(exc).split())
         raise DataError(f"cannot read {str(path)!r} as CSV: {reason}") from None
     if frame.shape[0] == 0:
@@ -103,7 +166,16 @@ def binary_target(values, name):
             f"target {name!r} has {len(distinct)} distinct value(s) ({shown}{more}); "
             "a binary classification audit needs exactly 2"
         )
-    return values.to_numpy()
+    array = values.to_numpy()
+    if array.dtype.kind == "f" and not (
+        np.all(np.isfinite(array))
+        and np.all(array == np.trunc(array))
+        and np.all(np.abs(array) < 2**53)
+    ):
+        # sklearn reads non-integer (or infinite) floats as a continuous
+        # target: use the two values as labels.
+        array = np.array([repr(_python(v)) for v in array], dtype=object)
+    return array
 
 
 def _is_categorical(column):
@@ -135,6 +207,12 @@ def _check_numeric(column):
         raise DataError(
             f"numeric column {column.name!r} has {int((~np.isfinite(values)).sum())} "
             "missing or infinite values; impute or drop them first"
+        )
+    largest = float(np.max(np.abs(values))) if values.size else 0.0
+    if largest > MAX_MAGNITUDE:
+        raise DataError(
+            f"numeric column {column.name!r} has values as large as {largest:g} in "
+            f"magnitude; rescale it (at most {MAX_MAGNITUDE:g})"
         )
     return column.astype(float)
 
@@ -288,6 +366,7 @@ def _estimator(name):
 
 
 def _finish(report, out):
+    _flush_diagnostics()
     print(report.summary())
     if out is not None:
         files = report.write(out)
@@ -320,7 +399,7 @@ def _audit(args):
         args.data, args.target, args.groups, binarize=args.binarize
     )
     for note in notes:
-        print(f"note: {note}", file=sys.stderr)
+        _diagnostic(f"note: {note}")
     dataset = {
         "source": str(args.data),
         "target": args.target,
@@ -508,8 +587,23 @@ def build_parser():
     return parser
 
 
+#: Notes and warnings of the running command, shown once it succeeds (so
+#: that a failure prints its one ``error:`` line alone).
+_PENDING = []
+
+
+def _diagnostic(line):
+    _PENDING.append(line)
+
+
+def _flush_diagnostics():
+    for line in _PENDING:
+        print(line, file=sys.stderr)
+    _PENDING.clear()
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None):
-    print(f"warning: {message}", file=sys.stderr)
+    _diagnostic(f"warning: {' '.join(str(message).split())}")
 
 
 def _one_line(exc):
@@ -535,10 +629,14 @@ def main(argv=None):
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return exc.code
+    _PENDING.clear()
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         try:
-            return args.func(args)
+            code = args.func(args)
         except _HANDLED as exc:
+            _PENDING.clear()
             print(f"error: {_one_line(exc)}", file=sys.stderr)
             return USAGE_ERROR
+        _flush_diagnostics()
+        return code
