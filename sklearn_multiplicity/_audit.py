@@ -25,6 +25,7 @@ from . import _formulations
 from ._heuristics import heuristic_flip_models, pulled_directions
 from ._mip import ERROR, INFEASIBLE, OPTIMAL
 from ._models import ModelPool, in_class, verify
+from ._problem import error_budget
 
 logger = logging.getLogger("sklearn_multiplicity")
 
@@ -144,10 +145,9 @@ class AuditEngine:
         the extra allowance is rounded down to a whole error count,
         ``floor(eps * W)``, so with unit weights ``eps * n`` extra errors.
         """
-        extra = eps * self.problem.total_weight
-        if self.integral:
-            extra = math.floor(extra + 1e-9)
-        return self.baseline_errors + extra
+        return error_budget(
+            self.baseline_errors, eps, self.problem.total_weight, self.integral
+        )
 
     def _above(self, budget):
         """The smallest error count strictly above ``budget``."""

@@ -8,6 +8,7 @@ per row, and a pattern holding both labels contributes an error that no
 classifier avoids (``min(positive, negative)``, a lower bound on any error).
 """
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -154,6 +155,19 @@ class PatternProblem:
         """Pattern (or ``X``) predictions of a model on the user's columns."""
         X = self.patterns if X is None else X
         return (np.asarray(X, float) @ np.asarray(coef, float).ravel() + intercept) > 0
+
+
+def error_budget(baseline_errors, eps, total_weight, integral):
+    """Largest weighted error of a model in the ``eps``-level set.
+
+    ``err(h0) + eps * W`` (``W`` the total weight); with integral weights the
+    allowance ``eps * W`` is rounded down to a whole error count, so with
+    unit weights a model may make ``floor(eps * n)`` more errors than ``h0``.
+    """
+    extra = eps * total_weight
+    if integral:
+        extra = math.floor(extra + 1e-9)
+    return baseline_errors + extra
 
 
 def affinely_independent_columns(patterns):

@@ -13,6 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from ._baseline import fit_baseline
+from ._problem import error_budget
 from ._validation import check_binary_target, check_epsilon, check_weights
 
 #: Range of the inverse regularisation strengths ``C`` of the pooled models
@@ -229,10 +230,9 @@ class SamplingAuditor(BaseEstimator):
 
     # -------------------------------------------------------------- measures
     def _budget(self, eps):
-        extra = eps * self._weight.sum()
-        if self._integral:
-            extra = math.floor(extra + 1e-9)
-        return self.baseline_errors_ + extra
+        return error_budget(
+            self.baseline_errors_, eps, self._weight.sum(), self._integral
+        )
 
     def in_level_set(self, eps):
         """Mask of the pooled models in the ``eps``-level set.
