@@ -122,7 +122,28 @@ def summarize_mip_log(log):
             }
             for e in slowest
         ],
+        # Every MIP, for provenance: which problem, what the solver proved.
+        "entries": [
+            {
+                "mip": e.get("mip"),
+                "status": e.get("status"),
+                "objective": _finite_or_none(e.get("objective")),
+                "bound": _finite_or_none(e.get("bound")),
+                "seconds": e.get("seconds"),
+                "message": e.get("message", ""),
+            }
+            for e in log
+        ],
     }
+
+
+def _finite_or_none(value):
+    """JSON has no inf/NaN: report a missing or unbounded number as null."""
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
 
 
 class AuditReport:
@@ -708,7 +729,13 @@ def _html(report, data, images):
         "<h2>Settings</h2>",
         _kv_table(data["settings"]),
         "<h2>Solver log</h2>",
-        _kv_table({k: v for k, v in data["mip_log"].items() if k != "slowest"}),
+        _kv_table(
+            {
+                k: v
+                for k, v in data["mip_log"].items()
+                if k not in ("slowest", "entries")
+            }
+        ),
         "<h2>Timings (s)</h2>",
         _kv_table({k: f"{v:.2f}" for k, v in data["timings"].items()}),
         "<h2>Versions</h2>",

@@ -106,6 +106,16 @@ def test_audit_writes_every_output(csv, tmp_path, capsys):
         "ortools",
         "python",
     }
+    log = report["mip_log"]
+    assert len(log["entries"]) == log["n_mips"] > 0
+    assert {e["status"] for e in log["entries"]} <= {
+        "optimal",
+        "feasible",
+        "infeasible",
+        "no_solution",
+        "error",
+    }
+    assert all(e["mip"] for e in log["entries"])
     people = pd.read_csv(out_dir / "people.csv")
     assert len(people) == 40
     assert {"baseline", "contestable", "undecided"} <= set(people.columns)
