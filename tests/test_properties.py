@@ -52,8 +52,7 @@ def problems(draw, min_rows=4, max_rows=9):
     cells = draw(st.lists(st.integers(0, 3), min_size=n * d, max_size=n * d))
     X = np.array(cells, dtype=float).reshape(n, d)
     if (X == X[0]).all():
-        # At least two distinct rows: one pattern crashes the library, see
-        # test_single_pattern_data_is_fitted below.
+        # At least two distinct rows (one pattern has its own test below).
         X[0, 0] = (X[0, 0] + 1) % 4
     y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
     if y.min() == y.max():
@@ -338,3 +337,59 @@ def test_bounds_stay_honest_when_time_is_up(data):
         np.testing.assert_array_equal(
             flagged, truth.flippable(z0, err0, eps)[truth.inverse]
         )
+
+
+# --------------------------------------------------------------------------
+# Continuous features: no affine identities, arbitrary scales
+# --------------------------------------------------------------------------
+@st.composite
+def continuous_problems(draw):
+    """``(X, y)`` with real-valued features and both classes."""
+    n = draw(st.integers(5, 12))
+    d = draw(st.integers(1, 3))
+    cells = draw(
+        st.lists(
+            st.floats(-100, 100, allow_nan=False, allow_infinity=False),
+            min_size=n * d,
+            max_size=n * d,
+        )
+    )
+    X = np.round(np.array(cells).reshape(n, d), 3)
+    assume(np.unique(X, axis=0).shape[0] >= 2)
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    assume(y.min() != y.max())
+    return X, y
+
+
+@settings(
+    max_examples=15,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(data=continuous_problems(), baseline=st.sampled_from(["logistic", "zero-one"]))
+def test_continuous_features_keep_every_promise(data, baseline):
+    X, y = data
+    auditor = make_auditor(baseline).fit(X, y)
+    truth = Truth(X, y)
+    # The margin class holds fewer dichotomies than all strict ones: its
+    # certified minimum can only be larger than the enumerated one.
+    lower, upper = auditor.min_error_bounds_
+    assert truth.min_error <= lower == upper
+    err0 = auditor.baseline_error_
+    previous = (0.0, 0.0)
+    for eps in EPSILONS:
+        amb = auditor.ambiguity_bounds(eps)
+        disc = auditor.discrepancy_bounds(eps)
+        assert amb[0] == amb[1] and disc[0] == disc[1]
+        assert 0.0 <= disc[0] <= amb[0] <= 1.0
+        assert disc[0] >= previous[0] and amb[0] >= previous[1]
+        assert disc[0] <= 2 * err0 + eps + 1e-12
+        previous = (disc[0], amb[0])
+        budget = auditor.baseline_errors_ + extra_errors(eps, len(y))
+        baseline_predictions = auditor.predict(X)
+        for i in np.flatnonzero(auditor.conflicts(eps)):
+            model = auditor.competing_model(i, eps)
+            predictions = model.predict(X)
+            assert predictions[i] != baseline_predictions[i]
+            assert np.sum(predictions != y) <= budget
