@@ -7,7 +7,10 @@ import time
 from pathlib import Path
 
 DEFAULT_DATA = (
-    Path(__file__).resolve().parents[2] / "shared" / "data" / "compas-scores-two-years.csv"
+    Path(__file__).resolve().parents[2]
+    / "shared"
+    / "data"
+    / "compas-scores-two-years.csv"
 )
 
 
@@ -56,9 +59,7 @@ class Timer:
 
 def table(rows, columns):
     """Print ``rows`` (dicts) as a fixed-width table."""
-    widths = {
-        c: max(len(c), *(len(_fmt(r.get(c))) for r in rows)) for c in columns
-    }
+    widths = {c: max(len(c), *(len(_fmt(r.get(c))) for r in rows)) for c in columns}
     print("  ".join(c.ljust(widths[c]) for c in columns))
     print("  ".join("-" * widths[c] for c in columns))
     for r in rows:

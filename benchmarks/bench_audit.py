@@ -46,18 +46,30 @@ def main():
         auditor.fit(X, y)
     lo, hi = auditor.min_error_bounds_
     rows.append(
-        {"phase": "baseline (0-1 optimal)", "wall_s": t.seconds,
-         "value": auditor.baseline_error_, "lower": lo / len(y), "upper": hi / len(y),
-         "mips": len(auditor.mip_log_), "peak_mb": peak_memory_mb()}
+        {
+            "phase": "baseline (0-1 optimal)",
+            "wall_s": t.seconds,
+            "value": auditor.baseline_error_,
+            "lower": lo / len(y),
+            "upper": hi / len(y),
+            "mips": len(auditor.mip_log_),
+            "peak_mb": peak_memory_mb(),
+        }
     )
     print(f"patterns: {auditor.n_patterns_}, identities: {auditor.n_identities_}")
     if args.path_max is not None:
         with Timer() as t:
             path = auditor.path(args.path_max)
         rows.append(
-            {"phase": f"path to eps={args.path_max}", "wall_s": t.seconds,
-             "value": float(path["certified"].mean()), "lower": None, "upper": None,
-             "mips": len(auditor.mip_log_), "peak_mb": peak_memory_mb()}
+            {
+                "phase": f"path to eps={args.path_max}",
+                "wall_s": t.seconds,
+                "value": float(path["certified"].mean()),
+                "lower": None,
+                "upper": None,
+                "mips": len(auditor.mip_log_),
+                "peak_mb": peak_memory_mb(),
+            }
         )
         print(path.to_string(index=False))
     else:
@@ -66,21 +78,37 @@ def main():
             with Timer() as t:
                 lo, hi = auditor.discrepancy_bounds()
             rows.append(
-                {"phase": f"discrepancy({args.epsilon})", "wall_s": t.seconds,
-                 "value": lo, "lower": lo, "upper": hi,
-                 "mips": len(auditor.mip_log_) - n0, "peak_mb": peak_memory_mb()}
+                {
+                    "phase": f"discrepancy({args.epsilon})",
+                    "wall_s": t.seconds,
+                    "value": lo,
+                    "lower": lo,
+                    "upper": hi,
+                    "mips": len(auditor.mip_log_) - n0,
+                    "peak_mb": peak_memory_mb(),
+                }
             )
         n0 = len(auditor.mip_log_)
         with Timer() as t:
             lo, hi = auditor.ambiguity_bounds()
         rows.append(
-            {"phase": f"ambiguity({args.epsilon})", "wall_s": t.seconds,
-             "value": lo, "lower": lo, "upper": hi,
-             "mips": len(auditor.mip_log_) - n0, "peak_mb": peak_memory_mb()}
+            {
+                "phase": f"ambiguity({args.epsilon})",
+                "wall_s": t.seconds,
+                "value": lo,
+                "lower": lo,
+                "upper": hi,
+                "mips": len(auditor.mip_log_) - n0,
+                "peak_mb": peak_memory_mb(),
+            }
         )
     rows.append(
-        {"phase": "total", "wall_s": sum(r["wall_s"] for r in rows),
-         "mips": len(auditor.mip_log_), "peak_mb": peak_memory_mb()}
+        {
+            "phase": "total",
+            "wall_s": sum(r["wall_s"] for r in rows),
+            "mips": len(auditor.mip_log_),
+            "peak_mb": peak_memory_mb(),
+        }
     )
     table(rows, ["phase", "wall_s", "value", "lower", "upper", "mips", "peak_mb"])
     statuses = {}
@@ -91,8 +119,10 @@ def main():
         statuses[key] = (count + 1, seconds + entry["seconds"])
     print()
     table(
-        [{"mip": k[0], "status": k[1], "count": v[0], "solver_s": v[1]}
-         for k, v in sorted(statuses.items())],
+        [
+            {"mip": k[0], "status": k[1], "count": v[0], "solver_s": v[1]}
+            for k, v in sorted(statuses.items())
+        ],
         ["mip", "status", "count", "solver_s"],
     )
 
