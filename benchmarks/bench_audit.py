@@ -57,51 +57,32 @@ def main():
         }
     )
     print(f"patterns: {auditor.n_patterns_}, identities: {auditor.n_identities_}")
-    if args.path_max is not None:
+
+    def measure(phase, request, value_of):
+        n0 = len(auditor.mip_log_)
         with Timer() as t:
-            path = auditor.path(args.path_max)
+            result = request()
+        value, lower, upper = value_of(result)
         rows.append(
-            {
-                "phase": f"path to eps={args.path_max}",
-                "wall_s": t.seconds,
-                "value": float(path["certified"].mean()),
-                "lower": None,
-                "upper": None,
-                "mips": len(auditor.mip_log_),
-                "peak_mb": peak_memory_mb(),
-            }
+            {"phase": phase, "wall_s": t.seconds, "value": value, "lower": lower,
+             "upper": upper, "mips": len(auditor.mip_log_) - n0,
+             "peak_mb": peak_memory_mb()}
+        )  # fmt: skip
+        return result
+
+    if args.path_max is not None:
+        path = measure(
+            f"path to eps={args.path_max}",
+            lambda: auditor.path(args.path_max),
+            lambda p: (float(p["certified"].mean()), None, None),
         )
         print(path.to_string(index=False))
     else:
         if not args.skip_discrepancy:
-            n0 = len(auditor.mip_log_)
-            with Timer() as t:
-                lo, hi = auditor.discrepancy_bounds()
-            rows.append(
-                {
-                    "phase": f"discrepancy({args.epsilon})",
-                    "wall_s": t.seconds,
-                    "value": lo,
-                    "lower": lo,
-                    "upper": hi,
-                    "mips": len(auditor.mip_log_) - n0,
-                    "peak_mb": peak_memory_mb(),
-                }
-            )
-        n0 = len(auditor.mip_log_)
-        with Timer() as t:
-            lo, hi = auditor.ambiguity_bounds()
-        rows.append(
-            {
-                "phase": f"ambiguity({args.epsilon})",
-                "wall_s": t.seconds,
-                "value": lo,
-                "lower": lo,
-                "upper": hi,
-                "mips": len(auditor.mip_log_) - n0,
-                "peak_mb": peak_memory_mb(),
-            }
-        )
+            measure(f"discrepancy({args.epsilon})", auditor.discrepancy_bounds,
+                    lambda b: (b[0], *b))  # fmt: skip
+        measure(f"ambiguity({args.epsilon})", auditor.ambiguity_bounds,
+                lambda b: (b[0], *b))  # fmt: skip
     rows.append(
         {
             "phase": "total",

@@ -23,7 +23,7 @@ from joblib import Parallel, delayed
 
 from . import _formulations
 from ._heuristics import heuristic_flip_models, pulled_directions
-from ._mip import ERROR, INFEASIBLE, OPTIMAL
+from ._mip import ERROR, INFEASIBLE
 from ._models import ModelPool, in_class, verify
 from ._problem import error_budget
 
@@ -46,16 +46,11 @@ class Bounds:
     def certified(self):
         return self.upper - self.lower <= 1e-12
 
-    @property
-    def status(self):
-        return OPTIMAL if self.certified else "bounds"
-
 
 @dataclass
 class DiscrepancyResult:
     bounds: Bounds
     model: object  # CanonicalModel realising ``bounds.lower`` (or None)
-    mip_status: str
 
 
 class Deadline:
@@ -110,7 +105,6 @@ class AuditEngine:
         *,
         time_limit=None,
         n_jobs=1,
-        verbose=0,
         strategy="hybrid",
     ):
         self.enc = enc
@@ -120,7 +114,6 @@ class AuditEngine:
         self.backend = backend
         self.time_limit = time_limit
         self.n_jobs = n_jobs
-        self.verbose = verbose
         if strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
         self.strategy = strategy
@@ -398,14 +391,13 @@ class AuditEngine:
         weights = self.problem.pattern_weight if weights is None else weights
         total = float(weights.sum())
         if total <= 0:
-            return DiscrepancyResult(Bounds(0.0, 0.0), None, OPTIMAL)
+            return DiscrepancyResult(Bounds(0.0, 0.0), None)
         candidates = self.pool.within(budget)
         best = max(
             candidates, key=lambda m: self.disagreement(m, weights), default=None
         )
         lower = self.disagreement(best, weights) if best is not None else 0.0
         upper = total
-        status = "skipped"
         if not deadline.expired():
             hint = (
                 None
@@ -424,7 +416,6 @@ class AuditEngine:
             )
             result = self._backend(deadline).solve(mip)
             self._record(mip, result)
-            status = result.status
             if result.has_solution:
                 w, b, _ = self.enc.decode(result.x)
                 found = self.add_model(verify(self.enc, w, b, source=mip.name))
@@ -452,7 +443,7 @@ class AuditEngine:
         if cached is not None:
             lower = max(lower, cached.bounds.lower * total)
             upper = min(upper, cached.bounds.upper * total)
-        out = DiscrepancyResult(Bounds(lower / total, upper / total), best, status)
+        out = DiscrepancyResult(Bounds(lower / total, upper / total), best)
         self.discrepancies[cache_key] = out
         return out
 

@@ -298,7 +298,6 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             backend,
             time_limit=self.time_limit,
             n_jobs=self._parallel_jobs(),
-            verbose=self.verbose,
             strategy=self.strategy,
         )
         engine._record(_formulations.min_error(enc), min_fit["result"])

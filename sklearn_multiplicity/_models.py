@@ -107,17 +107,5 @@ class ModelPool:
     def __len__(self):
         return len(self.models)
 
-    def best(self):
-        return min(self.models, key=lambda m: m.errors) if self.models else None
-
-    def flip_errors(self, baseline):
-        """Per pattern: fewest errors of a pooled model that flips it (inf if none)."""
-        baseline = np.asarray(baseline, dtype=bool)
-        best = np.full(baseline.shape[0], np.inf)
-        for m in self.models:
-            flips = m.z[: baseline.shape[0]] != baseline
-            best[flips] = np.minimum(best[flips], m.errors)
-        return best
-
     def within(self, budget):
         return [m for m in self.models if m.errors <= budget + 1e-9]

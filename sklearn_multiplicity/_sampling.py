@@ -262,8 +262,7 @@ class SamplingAuditor(BaseEstimator):
         -------
         float
         """
-        flipped = self.flips_[self.in_level_set(eps)].any(axis=0)
-        return float(self._weight @ flipped / self._weight.sum())
+        return float(self._weight @ self.contestable(eps) / self._weight.sum())
 
     def discrepancy(self, eps):
         """Largest share of predictions one pooled level-set model flips.
