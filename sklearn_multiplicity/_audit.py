@@ -16,23 +16,31 @@ import copy
 import logging
 import math
 import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 import numpy as np
 from joblib import Parallel, delayed
+from joblib.parallel import get_active_backend
 
 from . import _formulations
 from ._heuristics import heuristic_flip_models, pulled_directions
 from ._mip import ERROR, INFEASIBLE
 from ._models import ModelPool, in_class, verify
 from ._problem import error_budget
+from ._relaxation import FlipRelaxation
 
 logger = logging.getLogger("sklearn_multiplicity")
 
 #: How undecided patterns are settled at one budget (see ``certify_flips``).
 STRATEGIES = ("hybrid", "each", "batch")
 #: Seconds for one witness search of the ``"hybrid"`` strategy.
-QUICK_TIME_LIMIT = 1.0
+QUICK_TIME_LIMIT = 1.5
+#: Patterns whose LP bound lies within this share of the level set's width
+#: (budget minus the fewest errors) below the budget skip the witness search
+#: without identity rows: it rarely finds their flips, the full MIP quickly
+#: settles them either way.
+QUICK_SKIP_SHARE = 0.1
 
 
 @dataclass
@@ -76,6 +84,21 @@ def _solve(backend, mip, first_solution):
     return backend.solve(mip, first_solution=first_solution)
 
 
+def _on_cluster():
+    """Whether the user chose a distributed joblib backend (dask, ray, ...).
+
+    On one machine MIPs run in threads; inside ``joblib.parallel_config``
+    with another backend they are shipped through joblib instead.
+    """
+    backend, _ = get_active_backend()
+    return type(backend).__name__ not in (
+        "LokyBackend",
+        "ThreadingBackend",
+        "SequentialBackend",
+        "MultiprocessingBackend",
+    )
+
+
 class AuditEngine:
     """Ambiguity and discrepancy around baseline predictions ``baseline``.
 
@@ -93,7 +116,8 @@ class AuditEngine:
     time_limit : float or None
         Seconds per MIP.
     n_jobs : int
-        Flip MIPs solved at once (joblib); each then gets one thread.
+        Flip MIPs solved at once, in threads (the solvers release the GIL);
+        each then gets one solver thread.
     """
 
     def __init__(
@@ -118,7 +142,11 @@ class AuditEngine:
             raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
         self.strategy = strategy
         self._plain_enc = None
+        self._relaxation = None
         k = self.problem.n_patterns
+        self.min_error_lower = float(min_error_lower)
+        #: LP relaxation bound of ``E*_u`` (``-inf``: not computed).
+        self.lp_bound = np.full(k, -np.inf)
         self.flip_lower = np.full(k, float(min_error_lower))
         self.flip_upper = np.full(k, np.inf)
         self.witness = np.full(k, -1, dtype=np.int64)
@@ -205,14 +233,18 @@ class AuditEngine:
         )
 
     def certify_flips(self, budget, *, exact=False, deadline=None, progress=None):
-        """Solve MIPs until every pattern is decided at ``budget``.
+        """Settle every pattern at ``budget``, cheapest evidence first.
 
-        Known models and cheap threshold shifts of their directions come first.
-        Then, by default, *batch decision* MIPs: "is there a model within the
-        budget flipping at least one of these undecided patterns?" A solution
-        certifies every pattern it flips; infeasibility proves all of them
-        unflippable at once. With ``n_jobs > 1`` the undecided patterns are
-        split into one batch per job, solved in parallel.
+        1. Threshold shifts of known models and of logistic regressions
+           pulled towards each undecided pattern (witnesses, no solver).
+        2. The LP relaxation with lazily separated affine-identity rows
+           (:class:`~._relaxation.FlipRelaxation`): a pattern whose LP bound
+           exceeds the budget is proven unflippable.
+        3. MIPs, by ``strategy``: ``"hybrid"`` first runs a short witness
+           search per pattern on the MIP without identity rows (fast at
+           finding flips, useless for proofs), then ``"each"``'s flip MIP with
+           every row for what is left; ``"batch"`` asks "does a model within
+           the budget flip any of these patterns?"
 
         With ``exact``, each undecided pattern instead gets its own min-error
         flip MIP solved to optimality below the budget, which pins ``E*_u``
@@ -225,6 +257,7 @@ class AuditEngine:
         """
         deadline = deadline or Deadline(None)
         self._heuristic_flips(budget, pulled=True)
+        self._screen(budget, exact, deadline)
         if exact:
             self._certify_each(budget, deadline, progress, exact=True)
         elif self.strategy == "batch":
@@ -234,6 +267,54 @@ class AuditEngine:
                 self._certify_each(budget, deadline, progress, quick=True)
             self._certify_each(budget, deadline, progress)
         return self.undetermined(budget, exact)
+
+    def _screen(self, budget, exact, deadline):
+        """Raise ``flip_lower`` of undecided patterns to their LP bounds."""
+        todo = self.undetermined(budget, exact=exact)
+        todo = todo[~np.isfinite(self.lp_bound[todo])]  # each LP once
+        if todo.size == 0 or deadline.expired():
+            return
+        if self._relaxation is None:
+            self._relaxation = FlipRelaxation(self.enc)
+        relaxation = self._relaxation
+        relaxation.lower_bound(todo[0], not self.baseline[todo[0]])  # base rows
+
+        def bound(u):
+            if deadline.expired():
+                return -np.inf
+            return relaxation.lower_bound(u, not self.baseline[u])
+
+        start = time.perf_counter()
+        if self.n_jobs > 1:  # the LP solver releases the GIL
+            with ThreadPoolExecutor(max_workers=self.n_jobs) as pool:
+                bounds = list(pool.map(bound, todo))
+        else:
+            bounds = [bound(u) for u in todo]
+        self.lp_bound[todo] = bounds
+        lower = np.asarray(bounds)
+        if self.integral:
+            lower = np.where(np.isfinite(lower), np.ceil(lower), lower)
+        self.flip_lower[todo] = np.minimum(
+            np.maximum(self.flip_lower[todo], lower), self.flip_upper[todo]
+        )
+        proven = int(np.sum(self.flip_lower[todo] > budget + 1e-9))
+        self.log.append(
+            {
+                "mip": f"lp_relaxation[{todo.size} patterns, budget {budget:g}]",
+                "status": "optimal",
+                "objective": float(proven),
+                "bound": float(proven),
+                "seconds": time.perf_counter() - start,
+                "message": (
+                    f"{proven} of {todo.size} patterns proven unflippable by the "
+                    f"LP relaxation ({relaxation.n_lps} LPs so far)"
+                ),
+            }
+        )
+
+    def _lp_gap(self, patterns, budget):
+        """How far below ``budget`` the LP bound of each pattern lies."""
+        return budget - self.lp_bound[patterns]
 
     def _ordered(self, patterns):
         """Smallest patterns first (cheapest to flip), ties by index."""
@@ -247,10 +328,15 @@ class AuditEngine:
             for _ in mips
         ]
         if self.n_jobs > 1 and len(mips) > 1:
-            return Parallel(n_jobs=self.n_jobs)(
-                delayed(_solve)(b, m, first_solution)
-                for b, m in zip(backends, mips, strict=True)
-            )
+            if _on_cluster():
+                return Parallel(n_jobs=self.n_jobs)(
+                    delayed(_solve)(b, m, first_solution)
+                    for b, m in zip(backends, mips, strict=True)
+                )
+            with ThreadPoolExecutor(max_workers=self.n_jobs) as pool:
+                return list(
+                    pool.map(_solve, backends, mips, [first_solution] * len(mips))
+                )
         return [
             _solve(b, m, first_solution) for b, m in zip(backends, mips, strict=True)
         ]
@@ -308,29 +394,88 @@ class AuditEngine:
         the first flip within the budget. ``quick``: a witness search on the
         MIP without affine-identity rows, under a short time limit: far faster
         at finding flips, useless for proofs (which the full MIP then does).
+
+        With ``n_jobs > 1`` the MIPs run in a pool of threads, handed out one
+        at a time: the next pattern is chosen when a MIP finishes, after its
+        model has been learnt, so no MIP is started for a pattern already
+        decided.
         """
         enc = self._encoding_without_cuts() if quick else self.enc
         per_mip = QUICK_TIME_LIMIT if quick else self.time_limit
         if quick and self.time_limit is not None:
             per_mip = min(per_mip, self.time_limit)
+        threads = 1 if self.n_jobs > 1 else None
         attempted = np.zeros(self.problem.n_patterns, dtype=bool)
-        while not deadline.expired():
+        if quick:
+            # Close to the budget, the witness search rarely succeeds.
+            width = max(budget - self.min_error_lower, 0.0)
+            attempted[self.lp_bound >= budget - QUICK_SKIP_SHARE * width] = True
+
+        def next_pattern():
             todo = self.undetermined(budget, exact=exact)
-            todo = self._ordered(todo[~attempted[todo]])  # one MIP per pattern
+            todo = todo[~attempted[todo]]  # one MIP per pattern
             if todo.size == 0:
-                break
-            batch = todo[: max(1, self.n_jobs)]
-            attempted[batch] = True
-            mips = [self._flip_mip(u, budget, enc) for u in batch]
-            results = self._solve_all(
-                mips, deadline, first_solution=not exact, time_limit=per_mip
-            )
-            for u, mip, result in zip(batch, mips, results, strict=True):
-                self._record(mip, result)
-                self._learn_flip(u, budget, result, enc)
+                return None
+            if quick or exact:
+                return int(self._ordered(todo)[0])
+            # Smallest LP gap first: the likeliest long proofs start early,
+            # so that parallel threads finish together.
+            gap = self._lp_gap(todo, budget)
+            return int(todo[np.lexsort((todo, gap))[0]])
+
+        def start(u):
+            attempted[u] = True
+            mip = self._flip_mip(u, budget, enc)
+            backend = self._backend(deadline, threads=threads, time_limit=per_mip)
+            return mip, backend
+
+        def learn(u, mip, result):
+            self._record(mip, result)
+            self._learn_flip(u, budget, result, enc)
             self._heuristic_flips(budget)
             if progress is not None:
                 progress(len(self.undetermined(budget, exact=exact)))
+
+        if self.n_jobs <= 1 or _on_cluster():
+            # In turn, or in rounds of n_jobs MIPs shipped through joblib.
+            while not deadline.expired():
+                batch = []
+                while len(batch) < max(1, self.n_jobs):
+                    u = next_pattern()
+                    if u is None:
+                        break
+                    batch.append((u, *start(u)))
+                if not batch:
+                    break
+                mips = [mip for _, mip, _ in batch]
+                if len(batch) == 1:
+                    results = [_solve(batch[0][2], mips[0], not exact)]
+                else:
+                    results = Parallel(n_jobs=self.n_jobs)(
+                        delayed(_solve)(backend, mip, not exact)
+                        for _, mip, backend in batch
+                    )
+                for (u, mip, _), result in zip(batch, results, strict=True):
+                    learn(u, mip, result)
+            return
+        pool = ThreadPoolExecutor(max_workers=self.n_jobs)
+        running = {}
+        try:
+            while True:
+                while len(running) < self.n_jobs and not deadline.expired():
+                    u = next_pattern()
+                    if u is None:
+                        break
+                    mip, backend = start(u)
+                    running[pool.submit(_solve, backend, mip, not exact)] = (u, mip)
+                if not running:
+                    break
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    u, mip = running.pop(future)
+                    learn(u, mip, future.result())
+        finally:
+            pool.shutdown(wait=not running, cancel_futures=True)
 
     def _encoding_without_cuts(self):
         if self._plain_enc is None:

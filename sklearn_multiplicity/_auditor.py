@@ -136,9 +136,13 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         pattern, whose infeasibility proves all of them unflippable at once.
         All three are exact; they differ in speed (see ``benchmarks/``).
     n_jobs : int or None, default=None
-        Flip MIPs solved in parallel with joblib (each with one thread); a
-        single MIP (discrepancy, minimum error) gets this many threads. Any
-        joblib backend works (``joblib.parallel_config(backend="dask")``).
+        Flip MIPs solved at once in a pool of threads (the solvers release
+        the GIL), each with one solver thread; the next pattern is chosen as
+        soon as a MIP finishes, so no MIP is spent on a pattern decided
+        meanwhile. A single MIP (discrepancy, minimum error) gets this many
+        solver threads. ``-1`` uses every core. Inside
+        ``joblib.parallel_config(backend="dask")`` (or ray) the flip MIPs are
+        shipped to the cluster through joblib instead, ``n_jobs`` at a time.
     random_state : int or None, default=None
     verbose : int, default=0
         ``>= 1``: progress bar for flip MIPs; ``> 1``: solver logs.

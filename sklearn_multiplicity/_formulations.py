@@ -41,6 +41,13 @@ class Encoding:
     var_upper: np.ndarray
     is_integer: np.ndarray
     n_identities: int
+    #: The affine identities ``(a, b, c, d)`` behind the identity rows.
+    identities: np.ndarray = None
+
+    @property
+    def n_big_m_rows(self):
+        """Rows ``0 .. 2 k - 1`` tie ``z`` to the scores; identity rows follow."""
+        return 2 * self.X.shape[0]
 
     @property
     def p(self):
@@ -165,6 +172,7 @@ def encode(problem, hypothesis, *, extra_patterns=None, cuts=True):
     row_upper = np.concatenate([np.full(k, np.inf), np.full(k, t_neg)])
     blocks = [big_m]
     n_identities = 0
+    quads = np.zeros((0, 4), dtype=np.int64)
     if cuts:
         quads = affine_identities(problem.patterns)
         if quads.shape[0]:
@@ -190,6 +198,7 @@ def encode(problem, hypothesis, *, extra_patterns=None, cuts=True):
         var_upper,
         is_integer,
         n_identities,
+        quads,
     )
 
 

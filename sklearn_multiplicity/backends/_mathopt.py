@@ -70,7 +70,13 @@ def unwrap_status_error(exc):
 
 
 class MathOptBackend(Backend):
-    """Common code of the MathOpt backends (continuous and integer variables)."""
+    """Common code of the MathOpt backends (continuous and integer variables).
+
+    The ``ModelProto`` goes straight to MathOpt's C++ solver and the
+    ``SolveResultProto`` is read back directly: the Python ``Model`` wrapper
+    would cost more than a quick solve. The C++ solve releases the GIL, so
+    MIPs of one process can run in parallel threads.
+    """
 
     solver_type_name = None
 
@@ -92,59 +98,84 @@ class MathOptBackend(Backend):
         if self.threads is not None:
             params.threads = int(self.threads)
 
-    def _model_parameters(self, mip, model):
-        mathopt = _mathopt()
-        model_params = mathopt.ModelSolveParameters()
+    @staticmethod
+    def _model_parameters(mip):
+        from ortools.math_opt import model_parameters_pb2
+
+        proto = model_parameters_pb2.ModelSolveParametersProto()
         if mip.hint is not None:
             known = np.flatnonzero(~np.isnan(mip.hint))
             if known.size:
-                values = {model.get_variable(int(i)): float(mip.hint[i]) for i in known}
-                model_params.solution_hints = [
-                    mathopt.SolutionHint(variable_values=values)
-                ]
-        return model_params
+                hint = proto.solution_hints.add()
+                hint.variable_values.ids.extend(known.tolist())
+                hint.variable_values.values.extend(mip.hint[known].tolist())
+        return proto
 
     def _solve(self, mip, *, first_solution=False):
+        from ortools.math_opt import callback_pb2
+        from ortools.math_opt.core.python import solver
+
         mathopt = _mathopt()
         solver_type = getattr(mathopt.SolverType, self.solver_type_name)
-        model = mathopt.Model.from_model_proto(model_proto(mip))
-        params = self._parameters(first_solution)
-        model_params = self._model_parameters(mip, model)
+        proto = model_proto(mip)
+        params = self._parameters(first_solution).to_proto()
+        log = None
+        if self.verbose > 1:
+            log = _print_lines
         start = time.perf_counter()
         try:
-            result = mathopt.solve(
-                model, solver_type, params=params, model_params=model_params
+            result = solver.solve(
+                proto,
+                solver_type.value,
+                mathopt.StreamableSolverInitArguments().to_proto(),
+                params,
+                self._model_parameters(mip),
+                log,
+                callback_pb2.CallbackRegistrationProto(),
+                None,
+                None,
             )
-        except (AttributeError, RuntimeError, ValueError) as exc:
+        except Exception as exc:
             raise SolverError(unwrap_status_error(exc)) from exc
         elapsed = time.perf_counter() - start
-        return self._parse(mip, model, result, elapsed)
+        return self._parse(mip, result, elapsed)
 
-    def _parse(self, mip, model, result, elapsed):
-        mathopt = _mathopt()
-        reason = result.termination.reason
+    def _parse(self, mip, result, elapsed):
+        from ortools.math_opt import result_pb2, solution_pb2
+
+        reasons = result_pb2.TerminationReasonProto
+        termination = result.termination
+        reason = termination.reason
         x = None
-        if result.has_primal_feasible_solution():
-            values = result.variable_values()
-            x = np.array([values[model.get_variable(i)] for i in range(mip.n_vars)])
+        for solution in result.solutions:
+            primal = solution.primal_solution
+            if (
+                solution.HasField("primal_solution")
+                and primal.feasibility_status
+                == solution_pb2.SOLUTION_STATUS_FEASIBLE
+            ):
+                x = np.zeros(mip.n_vars)
+                ids = np.asarray(primal.variable_values.ids, dtype=np.int64)
+                x[ids] = np.asarray(primal.variable_values.values, dtype=float)
+                break  # solutions come best first
         worst = math.inf if mip.maximize else -math.inf
-        bound = result.termination.objective_bounds.dual_bound
+        bound = termination.objective_bounds.dual_bound
         if not np.isfinite(bound):
             bound = worst
-        if reason == mathopt.TerminationReason.OPTIMAL:
+        name = reasons.Name(reason).removeprefix("TERMINATION_REASON_").lower()
+        if reason == reasons.TERMINATION_REASON_OPTIMAL:
             status = OPTIMAL
-        elif reason == mathopt.TerminationReason.INFEASIBLE:
+        elif reason == reasons.TERMINATION_REASON_INFEASIBLE:
             status = INFEASIBLE
             bound = -worst
         elif reason in (
-            mathopt.TerminationReason.FEASIBLE,
-            mathopt.TerminationReason.NO_SOLUTION_FOUND,
+            reasons.TERMINATION_REASON_FEASIBLE,
+            reasons.TERMINATION_REASON_NO_SOLUTION_FOUND,
         ):
             status = FEASIBLE if x is not None else NO_SOLUTION
         else:
             raise SolverError(
-                f"{mip.name}: unexpected termination {reason.name}: "
-                f"{result.termination.detail}"
+                f"{mip.name}: unexpected termination {name}: {termination.detail}"
             )
         return MIPResult(
             status=status,
@@ -153,8 +184,13 @@ class MathOptBackend(Backend):
             bound=float(bound),
             solve_time=elapsed,
             solver=self.name,
-            message=f"{reason.name.lower()} {result.termination.detail}".strip(),
+            message=f"{name} {termination.detail}".strip(),
         )
+
+
+def _print_lines(lines):
+    for line in lines:
+        print(line)
 
 
 def _timedelta(seconds):
@@ -188,6 +224,10 @@ class HighsBackend(MathOptBackend):
         params.highs.int_options["threads"] = _HIGHS_PROCESS_THREADS
         # Tighter than the default 1e-6: big-M rows amplify integrality slack.
         params.highs.double_options["mip_feasibility_tolerance"] = 1e-9
+        # Feasibility jump scans every row before the root LP: with tens of
+        # thousands of affine-identity rows it costs about a second per MIP
+        # and rarely finds what the root heuristics would not.
+        params.highs.bool_options["mip_heuristic_run_feasibility_jump"] = False
 
 
 @register
