@@ -527,7 +527,13 @@ class AuditEngine:
         return float(weights[model.z[:k] != self.baseline].sum())
 
     def discrepancy(self, budget, *, weights=None, key="all", deadline=None):
-        """Bounds on the largest weighted share flipped within ``budget``."""
+        """Bounds on the largest weighted share flipped within ``budget``.
+
+        Before the MIP, the cheap steps of :meth:`certify_flips` (threshold
+        shifts and LP bounds) run: every pattern they prove unflippable at
+        ``budget`` keeps its baseline label in the MIP, and the best pooled
+        model is its hint.
+        """
         cache_key = (round(budget, 9), key)
         cached = self.discrepancies.get(cache_key)
         if cached is not None and cached.bounds.certified:
@@ -537,6 +543,9 @@ class AuditEngine:
         total = float(weights.sum())
         if total <= 0:
             return DiscrepancyResult(Bounds(0.0, 0.0), None)
+        if not deadline.expired():
+            self._heuristic_flips(budget, pulled=True)
+            self._screen(budget, False, deadline)
         candidates = self.pool.within(budget)
         best = max(
             candidates, key=lambda m: self.disagreement(m, weights), default=None
@@ -544,21 +553,7 @@ class AuditEngine:
         lower = self.disagreement(best, weights) if best is not None else 0.0
         upper = total
         if not deadline.expired():
-            hint = (
-                None
-                if best is None
-                else np.concatenate([best.w, [best.b], best.z.astype(float)])
-            )
-            extended = np.zeros(self.enc.X.shape[0])
-            extended[: self.problem.n_patterns] = weights
-            mip = _formulations.max_disagreement(
-                self.enc,
-                self._extended_baseline(),
-                budget,
-                weights=extended,
-                hint=hint,
-                name=f"max_disagreement[{key}, budget {budget:g}]",
-            )
+            mip = self._disagreement_mip(budget, weights, best, key)
             result = self._backend(deadline).solve(mip)
             self._record(mip, result)
             if result.has_solution:
@@ -591,6 +586,31 @@ class AuditEngine:
         out = DiscrepancyResult(Bounds(lower / total, upper / total), best)
         self.discrepancies[cache_key] = out
         return out
+
+    def _disagreement_mip(self, budget, weights, best, key):
+        hint = (
+            None
+            if best is None
+            else np.concatenate([best.w, [best.b], best.z.astype(float)])
+        )
+        extended = np.zeros(self.enc.X.shape[0])
+        extended[: self.problem.n_patterns] = weights
+        mip = _formulations.max_disagreement(
+            self.enc,
+            self._extended_baseline(),
+            budget,
+            weights=extended,
+            hint=hint,
+            name=f"max_disagreement[{key}, budget {budget:g}]",
+        )
+        # No model within the budget flips a pattern proven unflippable.
+        fixed = np.flatnonzero(self.flip_lower > budget + 1e-9)
+        if fixed.size:
+            columns = self.enc.z_offset + fixed
+            mip.var_lower = mip.var_lower.copy()
+            mip.var_upper = mip.var_upper.copy()
+            mip.var_lower[columns] = mip.var_upper[columns] = self.baseline[fixed]
+        return mip
 
     # -- new people ----------------------------------------------------------
     def flip_new_patterns(self, patterns, baseline_new, budget, cuts, *, deadline=None):

@@ -119,9 +119,7 @@ class MathOptBackend(Backend):
         solver_type = getattr(mathopt.SolverType, self.solver_type_name)
         proto = model_proto(mip)
         params = self._parameters(first_solution).to_proto()
-        log = None
-        if self.verbose > 1:
-            log = _print_lines
+        log = _print_lines if self.verbose > 1 else None
         start = time.perf_counter()
         try:
             result = solver.solve(
@@ -151,8 +149,7 @@ class MathOptBackend(Backend):
             primal = solution.primal_solution
             if (
                 solution.HasField("primal_solution")
-                and primal.feasibility_status
-                == solution_pb2.SOLUTION_STATUS_FEASIBLE
+                and primal.feasibility_status == solution_pb2.SOLUTION_STATUS_FEASIBLE
             ):
                 x = np.zeros(mip.n_vars)
                 ids = np.asarray(primal.variable_values.ids, dtype=np.int64)
