@@ -9,7 +9,8 @@ It holds everything certified so far, so that no MIP is solved twice:
   predicts ``u`` differently from the baseline. Pattern ``u`` is ambiguous at
   error budget ``E`` iff ``E*_u <= E``, so these bounds answer every budget at
   once: one found model certifies every pattern it flips, and a pattern proven
-  unflippable at a large budget is unflippable at every smaller one.
+  unflippable at a large budget is unflippable at every smaller one;
+- the LP relaxation bound of every ``E*_u`` computed so far.
 """
 
 import copy

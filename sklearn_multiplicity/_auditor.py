@@ -126,8 +126,10 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         The hypothesis class and formulation, as in
         :class:`ZeroOneLinearClassifier`.
     strategy : {"hybrid", "each", "batch"}, default="hybrid"
-        How ambiguity settles the patterns that known models and cheap
-        threshold-shift heuristics leave undecided. ``"each"``: one decision
+        How ambiguity settles the patterns that known models, cheap
+        threshold-shift heuristics and the LP relaxation (which proves
+        patterns unflippable without branching) leave undecided. ``"each"``:
+        one decision
         flip MIP per pattern (the paper's algorithm, smallest patterns first,
         skipping patterns flipped by any model found meanwhile);
         ``"hybrid"``: first a short witness search per pattern on the MIP
