@@ -278,7 +278,6 @@ class AuditEngine:
         if self._relaxation is None:
             self._relaxation = FlipRelaxation(self.enc)
         relaxation = self._relaxation
-        relaxation.lower_bound(todo[0], not self.baseline[todo[0]])  # base rows
 
         def bound(u):
             if deadline.expired():
@@ -405,7 +404,6 @@ class AuditEngine:
         per_mip = QUICK_TIME_LIMIT if quick else self.time_limit
         if quick and self.time_limit is not None:
             per_mip = min(per_mip, self.time_limit)
-        threads = 1 if self.n_jobs > 1 else None
         attempted = np.zeros(self.problem.n_patterns, dtype=bool)
         if quick:
             # Close to the budget, the witness search rarely succeeds.
@@ -424,12 +422,6 @@ class AuditEngine:
             gap = self._lp_gap(todo, budget)
             return int(todo[np.lexsort((todo, gap))[0]])
 
-        def start(u):
-            attempted[u] = True
-            mip = self._flip_mip(u, budget, enc)
-            backend = self._backend(deadline, threads=threads, time_limit=per_mip)
-            return mip, backend
-
         def learn(u, mip, result):
             self._record(mip, result)
             self._learn_flip(u, budget, result, enc)
@@ -445,18 +437,13 @@ class AuditEngine:
                     u = next_pattern()
                     if u is None:
                         break
-                    batch.append((u, *start(u)))
+                    attempted[u] = True
+                    batch.append(u)
                 if not batch:
                     break
-                mips = [mip for _, mip, _ in batch]
-                if len(batch) == 1:
-                    results = [_solve(batch[0][2], mips[0], not exact)]
-                else:
-                    results = Parallel(n_jobs=self.n_jobs)(
-                        delayed(_solve)(backend, mip, not exact)
-                        for _, mip, backend in batch
-                    )
-                for (u, mip, _), result in zip(batch, results, strict=True):
+                mips = [self._flip_mip(u, budget, enc) for u in batch]
+                results = self._solve_all(mips, deadline, not exact, per_mip)
+                for u, mip, result in zip(batch, mips, results, strict=True):
                     learn(u, mip, result)
             return
         pool = ThreadPoolExecutor(max_workers=self.n_jobs)
@@ -467,7 +454,9 @@ class AuditEngine:
                     u = next_pattern()
                     if u is None:
                         break
-                    mip, backend = start(u)
+                    attempted[u] = True
+                    mip = self._flip_mip(u, budget, enc)
+                    backend = self._backend(deadline, threads=1, time_limit=per_mip)
                     running[pool.submit(_solve, backend, mip, not exact)] = (u, mip)
                 if not running:
                     break

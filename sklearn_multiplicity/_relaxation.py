@@ -49,7 +49,10 @@ class FlipRelaxation:
         self._b = np.concatenate([hi[upper], -lo[lower]])
         self._c, self._offset = enc.error_objective()
         self.n_lps = 0
-        self._base = None  # identity rows of the LP without a fixed label
+        # Identity rows of the LP without a fixed label: every later LP
+        # starts from them (computed once, before any thread shares them).
+        self._base = np.zeros(0, dtype=np.int64)
+        _, self._base = self._solve(enc.var_lower, enc.var_upper)
 
     def _identity_block(self, which):
         quads = self.identities[which]
@@ -77,9 +80,6 @@ class FlipRelaxation:
         proven). The value is shaded down by a relative 1e-6 against the LP
         solver's tolerances.
         """
-        if self._base is None:
-            self._base = np.zeros(0, dtype=np.int64)
-            _, self._base = self._solve(self.enc.var_lower, self.enc.var_upper)
         lower, upper = self.enc.var_lower.copy(), self.enc.var_upper.copy()
         column = self.enc.z_offset + int(pattern)
         lower[column] = upper[column] = float(label)
