@@ -128,10 +128,10 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     strategy : {"hybrid", "each", "batch"}, default="hybrid"
         How ambiguity settles the patterns that known models, cheap
         threshold-shift heuristics and the LP relaxation (which proves
-        patterns unflippable without branching) leave undecided. ``"each"``:
-        one decision
-        flip MIP per pattern (the paper's algorithm, smallest patterns first,
-        skipping patterns flipped by any model found meanwhile);
+        patterns unflippable without branching) leave undecided.
+        ``"each"``: one decision flip MIP per pattern (the paper's algorithm,
+        smallest patterns first, skipping patterns flipped by any model found
+        meanwhile);
         ``"hybrid"``: first a short witness search per pattern on the MIP
         without affine-identity rows, then ``"each"`` for the rest;
         ``"batch"``: MIPs asking for a model that flips *any* undecided

@@ -45,23 +45,27 @@ class FlipRelaxation:
         lo, hi = enc.row_lower[: enc.n_big_m_rows], enc.row_upper[: enc.n_big_m_rows]
         upper, lower = np.isfinite(hi), np.isfinite(lo)
         # linprog wants A_ub x <= b_ub only.
-        self._A = sp.vstack([big_m[upper], -big_m[lower]], format="csr")
-        self._b = np.concatenate([hi[upper], -lo[lower]])
+        A = sp.vstack([big_m[upper], -big_m[lower]], format="csr")
+        b = np.concatenate([hi[upper], -lo[lower]])
+        # The encoding's identity rows, in the order of ``enc.identities``.
+        self._identity_rows = enc.A[enc.n_big_m_rows :]
         self._c, self._offset = enc.error_objective()
         self.n_lps = 0
-        # Identity rows of the LP without a fixed label: every later LP
-        # starts from them (computed once, before any thread shares them).
-        self._base = np.zeros(0, dtype=np.int64)
-        _, self._base = self._solve(enc.var_lower, enc.var_upper)
+        # Every later LP starts from the identity rows that the LP without a
+        # fixed label needed (computed once, before any thread shares them).
+        none = np.zeros(0, dtype=np.int64)
+        _, base = self._solve(enc.var_lower, enc.var_upper, (A, b, none))
+        self._start = (*self._with_rows(A, b, base), base)
 
-    def _identity_block(self, which):
-        quads = self.identities[which]
-        m = quads.shape[0]
-        rows = np.repeat(np.arange(m), 4)
-        cols = (quads + self.enc.z_offset).ravel()
-        vals = np.tile([1.0, 1.0, -1.0, -1.0], m)
-        block = sp.csr_matrix((vals, (rows, cols)), shape=(m, self.enc.n_vars))
-        return sp.vstack([block, -block], format="csr"), np.ones(2 * m)
+    def _with_rows(self, A, b, which):
+        """``A x <= b`` with the identity rows ``which`` appended (both sides)."""
+        if which.size == 0:
+            return A, b
+        rows = self._identity_rows[which]
+        return (
+            sp.vstack([A, rows, -rows], format="csr"),
+            np.concatenate([b, np.ones(2 * which.size)]),
+        )
 
     def _violated(self, z):
         if not self.identities.shape[0]:
@@ -83,19 +87,15 @@ class FlipRelaxation:
         lower, upper = self.enc.var_lower.copy(), self.enc.var_upper.copy()
         column = self.enc.z_offset + int(pattern)
         lower[column] = upper[column] = float(label)
-        value, _ = self._solve(lower, upper)
+        value, _ = self._solve(lower, upper, self._start)
         return value
 
-    def _solve(self, lower, upper):
-        """Cutting-plane loop from the base rows; ``(bound, rows used)``."""
+    def _solve(self, lower, upper, start):
+        """Cutting-plane loop from ``start = (A, b, rows)``; ``(bound, rows)``."""
+        A, b, active = start
         bounds = np.column_stack([lower, upper])
-        active = self._base
         value = -np.inf
         for _ in range(MAX_ROUNDS):
-            A, b = self._A, self._b
-            if active.size:
-                block, rhs = self._identity_block(active)
-                A, b = sp.vstack([A, block], format="csr"), np.concatenate([b, rhs])
             result = linprog(self._c, A_ub=A, b_ub=b, bounds=bounds, method="highs")
             self.n_lps += 1
             if result.status == 2:  # infeasible: no model gives this label
@@ -108,5 +108,6 @@ class FlipRelaxation:
             more = more[~np.isin(more, active)]
             if more.size == 0:
                 break
+            A, b = self._with_rows(A, b, more)
             active = np.union1d(active, more)
         return value, active
