@@ -279,24 +279,32 @@ class AuditEngine:
             self._relaxation = FlipRelaxation(self.enc)
         relaxation = self._relaxation
 
-        def bound(u):
+        def relax(u):
             if deadline.expired():
-                return -np.inf
-            return relaxation.lower_bound(u, not self.baseline[u])
+                return -np.inf, None
+            return relaxation.relax(u, not self.baseline[u])
 
         start = time.perf_counter()
         if self.n_jobs > 1:  # the LP solver releases the GIL
             with ThreadPoolExecutor(max_workers=self.n_jobs) as pool:
-                bounds = list(pool.map(bound, todo))
+                relaxed = list(pool.map(relax, todo))
         else:
-            bounds = [bound(u) for u in todo]
+            relaxed = [relax(u) for u in todo]
+        bounds = [bound for bound, _ in relaxed]
         self.lp_bound[todo] = bounds
         lower = np.asarray(bounds)
         if self.integral:
             lower = np.where(np.isfinite(lower), np.ceil(lower), lower)
-        self.flip_lower[todo] = np.minimum(
-            np.maximum(self.flip_lower[todo], lower), self.flip_upper[todo]
-        )
+        self.flip_lower[todo] = np.maximum(self.flip_lower[todo], lower)
+        # The LPs' own models: in the class when their z is integral, and
+        # then optimal for their pattern; every direction seeds shifts.
+        directions = []
+        for u, (_, model) in zip(todo, relaxed, strict=True):
+            if model is not None:
+                self.add_model(verify(self.enc, *model, source=f"LP of pattern {u}"))
+                directions.append(model[0])
+        self._heuristic_flips(budget, extra_directions=directions)
+        self.flip_lower = np.minimum(self.flip_lower, self.flip_upper)
         proven = int(np.sum(self.flip_lower[todo] > budget + 1e-9))
         self.log.append(
             {
@@ -474,11 +482,11 @@ class AuditEngine:
             )
         return self._plain_enc
 
-    def _heuristic_flips(self, budget, pulled=False):
+    def _heuristic_flips(self, budget, pulled=False, extra_directions=()):
         """Threshold shifts of known directions (and, with ``pulled``, of
         logistic regressions pulled towards each undecided pattern)."""
         todo = self.undetermined(budget)
-        directions = [m.w for m in self.pool.models]
+        directions = [m.w for m in self.pool.models] + list(extra_directions)
         if pulled and todo.size:
             directions += pulled_directions(self.enc, self.baseline, todo)
         found = heuristic_flip_models(self.enc, directions, self.baseline, todo, budget)

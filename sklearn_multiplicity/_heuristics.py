@@ -9,14 +9,24 @@ import numpy as np
 from ._models import verify
 
 
-def threshold_flips(enc, directions, baseline, candidates):
-    """Best threshold shift of each direction that flips each candidate.
+def _running_argmin(values):
+    """Index of the first minimum of ``values[: i + 1]``, for every ``i``."""
+    best_so_far = np.minimum.accumulate(values)
+    new_best = np.ones(values.size, dtype=bool)
+    new_best[1:] = values[1:] < best_so_far[:-1]
+    return np.maximum.accumulate(np.where(new_best, np.arange(values.size), 0))
 
-    For a direction ``w`` (the weights of a known model), moving the
-    threshold just past pattern ``u``'s score flips ``u`` and every pattern
-    beyond it; the error of every such shift is a cumulative sum over the
-    patterns sorted by score. Returns, per candidate pattern, the fewest
-    errors found and the model ``(w, b)`` achieving it (unscaled).
+
+def threshold_flips(enc, directions, baseline, candidates):
+    """Best threshold of each direction that flips each candidate.
+
+    For a direction ``w`` (the weights of a known model), a threshold
+    between two consecutive distinct scores predicts positive every pattern
+    above it; the error of every threshold is a cumulative sum over the
+    patterns sorted by score. Pattern ``u`` is flipped to positive by every
+    threshold below its score (to negative, above it), so the best of those
+    is a running minimum. Returns, per candidate pattern, the fewest errors
+    found and the model ``(w, b)`` achieving it (unscaled).
 
     Parameters
     ----------
@@ -35,35 +45,34 @@ def threshold_flips(enc, directions, baseline, candidates):
     prob = enc.problem
     X = enc.X[: enc.n_train]
     pos, neg = prob.positive_weight, prob.negative_weight
+    candidates = np.asarray(candidates, dtype=np.int64)
     best = np.full(candidates.size, np.inf)
     models = [None] * candidates.size
+    to_negative = baseline[candidates]
     for w in directions:
         if not np.any(w):
             continue
         s = X @ w
         order = np.argsort(s, kind="stable")
         sorted_s = s[order]
-        # Errors if every pattern with score >= the i-th sorted score is positive.
-        pos_below = np.concatenate([[0.0], np.cumsum(pos[order])])  # excl. i
+        k = s.size
+        # Cut i predicts order[i:] positive: errors = positives below + negatives from.
+        pos_below = np.concatenate([[0.0], np.cumsum(pos[order])])
         neg_from = np.concatenate([np.cumsum(neg[order][::-1])[::-1], [0.0]])
-        rank_low = np.searchsorted(sorted_s, s, side="left")  # first with s_v >= s_u
-        rank_high = np.searchsorted(sorted_s, s, side="right")  # first with s_v > s_u
-        to_positive = pos_below[rank_low] + neg_from[rank_low]
-        to_negative = pos_below[rank_high] + neg_from[rank_high]
-        for j, u in enumerate(candidates):
-            if baseline[u]:  # flip u to negative: threshold just above s_u
-                err = to_negative[u]
-                hi = rank_high[u]
-                upper = sorted_s[hi] if hi < s.size else s[u] + 1.0
-                threshold = 0.5 * (s[u] + upper)
-            else:  # flip u to positive: threshold just below s_u
-                err = to_positive[u]
-                lo = rank_low[u]
-                lower = sorted_s[lo - 1] if lo > 0 else s[u] - 1.0
-                threshold = 0.5 * (s[u] + lower)
-            if err < best[j]:
-                best[j] = err
-                models[j] = (w, -threshold)
+        errors = pos_below + neg_from
+        errors[1:k][sorted_s[1:] <= sorted_s[:-1]] = np.inf  # ties: no cut there
+        cut = np.concatenate([[sorted_s[0] - 1.0], sorted_s, [sorted_s[-1] + 1.0]])
+        thresholds = 0.5 * (cut[:-1] + cut[1:])
+        best_up_to = _running_argmin(errors)  # best cut at or below i
+        best_from = k - _running_argmin(errors[::-1])[::-1]  # at or above i
+        rank_low = np.searchsorted(sorted_s, s[candidates], side="left")
+        rank_high = np.searchsorted(sorted_s, s[candidates], side="right")
+        chosen = np.where(to_negative, best_from[rank_high], best_up_to[rank_low])
+        err = errors[chosen]
+        better = np.flatnonzero(err < best)
+        best[better] = err[better]
+        for j in better:
+            models[j] = (w, -thresholds[chosen[j]])
     return best, models
 
 

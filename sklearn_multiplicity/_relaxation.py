@@ -14,6 +14,11 @@ full LP; every intermediate LP is a relaxation as well, so its value is a
 valid bound even when the loop is cut short. Rows added for one pattern are
 dropped afterwards: different patterns violate different identities, and
 keeping them all would slow every later LP.
+
+The LP's optimal weights are a linear model too. When its ``z`` is integral
+(often, with the identity rows) that model realises the LP value, so one LP
+both proves ``E*_u`` from below and attains it; otherwise its direction still
+seeds threshold shifts (:mod:`._heuristics`).
 """
 
 import numpy as np
@@ -54,7 +59,7 @@ class FlipRelaxation:
         # Every later LP starts from the identity rows that the LP without a
         # fixed label needed (computed once, before any thread shares them).
         none = np.zeros(0, dtype=np.int64)
-        _, base = self._solve(enc.var_lower, enc.var_upper, (A, b, none))
+        _, _, base = self._solve(enc.var_lower, enc.var_upper, (A, b, none))
         self._start = (*self._with_rows(A, b, base), base)
 
     def _with_rows(self, A, b, which):
@@ -84,30 +89,43 @@ class FlipRelaxation:
         proven). The value is shaded down by a relative 1e-6 against the LP
         solver's tolerances.
         """
+        return self.relax(pattern, label)[0]
+
+    def relax(self, pattern, label):
+        """``(bound, (w, b))``: :meth:`lower_bound` and the LP's own model.
+
+        The model is the last LP solution's weights and intercept (``None``
+        when no LP was solved); it is unverified, callers check it.
+        """
         lower, upper = self.enc.var_lower.copy(), self.enc.var_upper.copy()
         column = self.enc.z_offset + int(pattern)
         lower[column] = upper[column] = float(label)
-        value, _ = self._solve(lower, upper, self._start)
-        return value
+        value, x, _ = self._solve(lower, upper, self._start)
+        model = None if x is None else (x[: self.enc.p], float(x[self.enc.p]))
+        return value, model
 
     def _solve(self, lower, upper, start):
-        """Cutting-plane loop from ``start = (A, b, rows)``; ``(bound, rows)``."""
+        """Cutting-plane loop from ``start = (A, b, rows)``.
+
+        Returns ``(bound, x, rows)`` with ``x`` the last LP solution.
+        """
         A, b, active = start
         bounds = np.column_stack([lower, upper])
-        value = -np.inf
+        value, x = -np.inf, None
         for _ in range(MAX_ROUNDS):
             result = linprog(self._c, A_ub=A, b_ub=b, bounds=bounds, method="highs")
             self.n_lps += 1
             if result.status == 2:  # infeasible: no model gives this label
-                return np.inf, active
+                return np.inf, None, active
             if result.status != 0:
-                return value, active  # the last solved relaxation still bounds
+                return value, x, active  # the last solved relaxation still bounds
+            x = result.x
             value = result.fun + self._offset
             value -= 1e-6 * max(1.0, abs(value))
-            more = self._violated(result.x[self.enc.z_offset :])
+            more = self._violated(x[self.enc.z_offset :])
             more = more[~np.isin(more, active)]
             if more.size == 0:
                 break
             A, b = self._with_rows(A, b, more)
             active = np.union1d(active, more)
-        return value, active
+        return value, x, active

@@ -108,3 +108,28 @@ def test_lp_proofs_alone_give_honest_ambiguity_bounds():
         screens = [e for e in auditor.mip_log_ if e["mip"].startswith("lp_")]
         proved_something |= any(e["objective"] > 0 for e in screens)
     assert proved_something
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_lp_model_is_a_feasible_flip_and_often_an_optimal_one(seed):
+    from sklearn_multiplicity._models import in_class, verify
+
+    enc = encoding(seed)
+    relaxation = FlipRelaxation(enc)
+    backend = get_backend("highs", time_limit=20)
+    attained = 0
+    for u in range(enc.n_train):
+        for label in (0, 1):
+            bound, model = relaxation.relax(u, label)
+            optimum = backend.solve(_formulations.flip(enc, u, label)).objective
+            if model is None:
+                continue
+            found = verify(enc, *model)
+            if not in_class(enc, found, tolerance=1e-4) or found.z[u] != label:
+                continue
+            # A model of the class giving u the label: never below the optimum.
+            assert found.errors >= optimum - 1e-9
+            if found.errors <= bound + 1e-4:  # the LP proves it optimal
+                assert found.errors == pytest.approx(optimum)
+                attained += 1
+    assert attained > 0

@@ -1,0 +1,45 @@
+import numpy as np
+import pytest
+from brute_force import random_tiny
+
+from sklearn_multiplicity import _formulations
+from sklearn_multiplicity._heuristics import threshold_flips
+from sklearn_multiplicity._hypothesis import BoxMargin
+from sklearn_multiplicity._problem import PatternProblem
+
+
+def every_threshold_errors(enc, w, u, label):
+    """Fewest errors of ``z = X @ w > t`` over every t giving ``u`` ``label``."""
+    prob = enc.problem
+    scores = enc.X[: enc.n_train] @ w
+    cuts = np.unique(scores)
+    thresholds = np.concatenate(
+        [[cuts[0] - 1.0], 0.5 * (cuts[1:] + cuts[:-1]), [cuts[-1] + 1.0]]
+    )
+    best = np.inf
+    for t in thresholds:
+        z = scores > t
+        if z[u] == label:
+            best = min(best, prob.errors(z))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_threshold_flips_finds_the_best_threshold_of_each_direction(seed):
+    X, y = random_tiny(seed, n=40, d=3, levels=3, noise=0.3)
+    problem = PatternProblem.from_data(X, y, np.ones(len(y)))
+    enc = _formulations.encode(problem, BoxMargin(), cuts=False)
+    rng = np.random.default_rng(seed)
+    directions = [rng.normal(size=enc.p) for _ in range(3)]
+    baseline = rng.random(enc.n_train) < 0.5
+    candidates = np.arange(enc.n_train)
+    errors, models = threshold_flips(enc, directions, baseline, candidates)
+    for u in candidates:
+        expected = min(
+            every_threshold_errors(enc, w, u, not baseline[u]) for w in directions
+        )
+        assert errors[u] == pytest.approx(expected)
+        w, b = models[u]
+        z = enc.X[: enc.n_train] @ w + b > 0
+        assert z[u] != baseline[u]
+        assert problem.errors(z) == pytest.approx(expected)
