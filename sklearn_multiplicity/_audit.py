@@ -10,7 +10,9 @@ It holds everything certified so far, so that no MIP is solved twice:
   error budget ``E`` iff ``E*_u <= E``, so these bounds answer every budget at
   once: one found model certifies every pattern it flips, and a pattern proven
   unflippable at a large budget is unflippable at every smaller one;
-- the LP relaxation bound of every ``E*_u`` computed so far.
+- the LP relaxation bound of every ``E*_u`` computed so far, and the
+  identity rows that LP needed: every MIP is solved with just the identity
+  rows of its own LP relaxation (:mod:`._relaxation`).
 """
 
 import copy
@@ -29,7 +31,7 @@ from ._heuristics import heuristic_flip_models, pulled_directions
 from ._mip import ERROR, INFEASIBLE
 from ._models import ModelPool, in_class, verify
 from ._problem import error_budget
-from ._relaxation import FlipRelaxation
+from ._relaxation import IdentitySeparator
 
 logger = logging.getLogger("sklearn_multiplicity")
 
@@ -143,7 +145,9 @@ class AuditEngine:
             raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
         self.strategy = strategy
         self._plain_enc = None
-        self._relaxation = None
+        self._separator = None
+        #: Identity rows that each pattern's flip LP needed.
+        self._flip_rows = {}
         k = self.problem.n_patterns
         self.min_error_lower = float(min_error_lower)
         #: LP relaxation bound of ``E*_u`` (``-inf``: not computed).
@@ -239,7 +243,7 @@ class AuditEngine:
         1. Threshold shifts of known models and of logistic regressions
            pulled towards each undecided pattern (witnesses, no solver).
         2. The LP relaxation with lazily separated affine-identity rows
-           (:class:`~._relaxation.FlipRelaxation`): a pattern whose LP bound
+           (:class:`~._relaxation.IdentitySeparator`): a pattern whose LP bound
            exceeds the budget is proven unflippable.
         3. MIPs, by ``strategy``: ``"hybrid"`` first runs a short witness
            search per pattern on the MIP without identity rows (fast at
@@ -275,14 +279,13 @@ class AuditEngine:
         todo = todo[~np.isfinite(self.lp_bound[todo])]  # each LP once
         if todo.size == 0 or deadline.expired():
             return
-        if self._relaxation is None:
-            self._relaxation = FlipRelaxation(self.enc)
-        relaxation = self._relaxation
+        separator = self.separator()
 
         def relax(u):
             if deadline.expired():
-                return -np.inf, None
-            return relaxation.relax(u, not self.baseline[u])
+                return None
+            flip = _formulations.flip(self.enc, u, int(not self.baseline[u]))
+            return separator.relax(flip)
 
         start = time.perf_counter()
         if self.n_jobs > 1:  # the LP solver releases the GIL
@@ -290,7 +293,7 @@ class AuditEngine:
                 relaxed = list(pool.map(relax, todo))
         else:
             relaxed = [relax(u) for u in todo]
-        bounds = [bound for bound, _ in relaxed]
+        bounds = [-np.inf if r is None else r.bound for r in relaxed]
         self.lp_bound[todo] = bounds
         lower = np.asarray(bounds)
         if self.integral:
@@ -299,7 +302,11 @@ class AuditEngine:
         # The LPs' own models: in the class when their z is integral, and
         # then optimal for their pattern; every direction seeds shifts.
         directions = []
-        for u, (_, model) in zip(todo, relaxed, strict=True):
+        for u, relaxation in zip(todo, relaxed, strict=True):
+            if relaxation is None:
+                continue
+            self._flip_rows[u] = relaxation.rows
+            model = relaxation.model(self.enc)
             if model is not None:
                 self.add_model(verify(self.enc, *model, source=f"LP of pattern {u}"))
                 directions.append(model[0])
@@ -315,10 +322,29 @@ class AuditEngine:
                 "seconds": time.perf_counter() - start,
                 "message": (
                     f"{proven} of {todo.size} patterns proven unflippable by the "
-                    f"LP relaxation ({relaxation.n_lps} LPs so far)"
+                    f"LP relaxation ({separator.n_lps} LPs so far)"
                 ),
             }
         )
+
+    def separator(self):
+        """The LP relaxations of this encoding (built on first use)."""
+        if self._separator is None:
+            self._separator = IdentitySeparator(self.enc)
+        return self._separator
+
+    def _small(self, mip, rows=None):
+        """``mip`` with only the identity rows its LP needs (``rows`` if known).
+
+        Returns the small MIP and its LP relaxation (``None`` if ``rows`` were
+        given).
+        """
+        if not self.enc.n_identities:
+            return mip, None
+        separator = self.separator()
+        if rows is not None:
+            return separator.restrict(mip, rows), None
+        return separator.tighten(mip)
 
     def _lp_gap(self, patterns, budget):
         """How far below ``budget`` the LP bound of each pattern lies."""
@@ -387,9 +413,10 @@ class AuditEngine:
             name=f"flip_any[{chunk.size} patterns, budget {budget:g}]",
         )
         # At least one pattern of the chunk flipped: c @ x + offset >= 1.
-        return mip.with_rows(
+        mip = mip.with_rows(
             mip.objective.reshape(1, -1), [1.0 - mip.objective_offset], [np.inf]
         )
+        return self._small(mip)[0]
 
     def _extended_baseline(self):
         extra = self.enc.X.shape[0] - self.problem.n_patterns
@@ -498,9 +525,13 @@ class AuditEngine:
         if self.witness[u] >= 0:
             m = self.pool.models[self.witness[u]]
             hint = np.concatenate([m.w, [m.b], m.z.astype(float)])
-        return _formulations.flip(
-            enc or self.enc, u, int(not self.baseline[u]), budget=budget, hint=hint
+        enc = enc or self.enc
+        mip = _formulations.flip(
+            enc, u, int(not self.baseline[u]), budget=budget, hint=hint
         )
+        if enc is not self.enc:
+            return mip
+        return self._small(mip, self._flip_rows.get(u))[0]
 
     def _learn_flip(self, u, budget, result, enc=None):
         if result.has_solution:
@@ -530,7 +561,8 @@ class AuditEngine:
         Before the MIP, the cheap steps of :meth:`certify_flips` (threshold
         shifts and LP bounds) run: every pattern they prove unflippable at
         ``budget`` keeps its baseline label in the MIP, and the best pooled
-        model is its hint.
+        model is its hint. The MIP gets only the identity rows its LP
+        relaxation needs, and that LP's value bounds the discrepancy too.
         """
         cache_key = (round(budget, 9), key)
         cached = self.discrepancies.get(cache_key)
@@ -551,7 +583,7 @@ class AuditEngine:
         lower = self.disagreement(best, weights) if best is not None else 0.0
         upper = total
         if not deadline.expired():
-            mip = self._disagreement_mip(budget, weights, best, key)
+            mip, relaxation = self._disagreement_mip(budget, weights, best, key)
             result = self._backend(deadline).solve(mip)
             self._record(mip, result)
             if result.has_solution:
@@ -564,6 +596,8 @@ class AuditEngine:
             claimed = result.bound if result.status != ERROR else np.inf
             if result.status == INFEASIBLE:
                 claimed = 0.0  # no model of the class within the budget
+            if relaxation is not None:  # the LP bounds it too
+                claimed = min(claimed, relaxation.bound)
             if best is not None and claimed < lower - 1e-9:
                 # A verified model within the budget refutes the claim.
                 logger.warning(
@@ -608,7 +642,7 @@ class AuditEngine:
             mip.var_lower = mip.var_lower.copy()
             mip.var_upper = mip.var_upper.copy()
             mip.var_lower[columns] = mip.var_upper[columns] = self.baseline[fixed]
-        return mip
+        return self._small(mip)
 
     # -- new people ----------------------------------------------------------
     def flip_new_patterns(self, patterns, baseline_new, budget, cuts, *, deadline=None):

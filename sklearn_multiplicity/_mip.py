@@ -108,6 +108,16 @@ class MIP:
             row_upper=np.concatenate([self.row_upper, upper]),
         )
 
+    def with_rows_only(self, keep):
+        """A copy with only the rows ``keep`` (indices, in that order)."""
+        keep = np.asarray(keep, dtype=np.int64)
+        return _replace(
+            self,
+            A=self.A[keep],
+            row_lower=self.row_lower[keep],
+            row_upper=self.row_upper[keep],
+        )
+
 
 def _replace(mip, **changes):
     fields = {name: getattr(mip, name) for name in mip.__dataclass_fields__}

@@ -7,7 +7,7 @@ from scipy.optimize import linprog
 from sklearn_multiplicity import _formulations
 from sklearn_multiplicity._hypothesis import BoxMargin
 from sklearn_multiplicity._problem import PatternProblem
-from sklearn_multiplicity._relaxation import FlipRelaxation
+from sklearn_multiplicity._relaxation import IdentitySeparator
 from sklearn_multiplicity.backends import get_backend
 
 
@@ -38,23 +38,23 @@ def full_lp(enc, pattern, label):
 def test_separated_lp_equals_the_full_lp(seed):
     enc = encoding(seed)
     assert enc.n_identities > 0
-    relaxation = FlipRelaxation(enc)
+    relaxation = IdentitySeparator(enc)
     for u in range(enc.n_train):
         for label in (0, 1):
-            bound = relaxation.lower_bound(u, label)
+            bound = relaxation.flip_bound(u, label)
             assert bound == pytest.approx(full_lp(enc, u, label), abs=1e-4)
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_lp_bound_never_exceeds_the_flip_optimum(seed):
     enc = encoding(seed)
-    relaxation = FlipRelaxation(enc)
+    relaxation = IdentitySeparator(enc)
     backend = get_backend("highs", time_limit=20)
     for u in range(enc.n_train):
         for label in (0, 1):
             result = backend.solve(_formulations.flip(enc, u, label))
             assert result.status == "optimal"
-            assert relaxation.lower_bound(u, label) <= result.objective + 1e-9
+            assert relaxation.flip_bound(u, label) <= result.objective + 1e-9
 
 
 def test_lp_bound_without_identities_is_still_a_bound():
@@ -62,11 +62,11 @@ def test_lp_bound_without_identities_is_still_a_bound():
     problem = PatternProblem.from_data(X, y, np.ones(len(y)))
     enc = _formulations.encode(problem, BoxMargin(), cuts=False)
     assert enc.n_identities == 0
-    relaxation = FlipRelaxation(enc)
+    relaxation = IdentitySeparator(enc)
     backend = get_backend("highs", time_limit=20)
     for u in range(enc.n_train):
         optimum = backend.solve(_formulations.flip(enc, u, 1)).objective
-        assert relaxation.lower_bound(u, 1) <= optimum + 1e-9
+        assert relaxation.flip_bound(u, 1) <= optimum + 1e-9
 
 
 def test_failed_lp_proves_nothing(monkeypatch):
@@ -77,7 +77,7 @@ def test_failed_lp_proves_nothing(monkeypatch):
 
     enc = encoding(0)
     monkeypatch.setattr(relaxation_module, "linprog", lambda *a, **k: Failed())
-    assert FlipRelaxation(enc).lower_bound(0, 1) == -np.inf
+    assert IdentitySeparator(enc).flip_bound(0, 1) == -np.inf
 
 
 def test_lp_proofs_alone_give_honest_ambiguity_bounds():
@@ -115,21 +115,75 @@ def test_lp_model_is_a_feasible_flip_and_often_an_optimal_one(seed):
     from sklearn_multiplicity._models import in_class, verify
 
     enc = encoding(seed)
-    relaxation = FlipRelaxation(enc)
+    relaxation = IdentitySeparator(enc)
     backend = get_backend("highs", time_limit=20)
     attained = 0
     for u in range(enc.n_train):
         for label in (0, 1):
-            bound, model = relaxation.relax(u, label)
-            optimum = backend.solve(_formulations.flip(enc, u, label)).objective
-            if model is None:
+            flip = _formulations.flip(enc, u, label)
+            lp = relaxation.relax(flip)
+            optimum = backend.solve(flip).objective
+            if lp.x is None:
                 continue
-            found = verify(enc, *model)
+            found = verify(enc, *lp.model(enc))
             if not in_class(enc, found, tolerance=1e-4) or found.z[u] != label:
                 continue
             # A model of the class giving u the label: never below the optimum.
             assert found.errors >= optimum - 1e-9
-            if found.errors <= bound + 1e-4:  # the LP proves it optimal
+            if found.errors <= lp.bound + 1e-4:  # the LP proves it optimal
                 assert found.errors == pytest.approx(optimum)
                 attained += 1
     assert attained > 0
+
+
+def full_lp_of(mip):
+    """Value of the LP relaxation of ``mip`` with all of its rows."""
+    finite_hi, finite_lo = np.isfinite(mip.row_upper), np.isfinite(mip.row_lower)
+    A = sp.vstack([mip.A[finite_hi], -mip.A[finite_lo]], format="csr")
+    b = np.concatenate([mip.row_upper[finite_hi], -mip.row_lower[finite_lo]])
+    sign = -1.0 if mip.maximize else 1.0
+    result = linprog(
+        sign * mip.objective,
+        A_ub=A,
+        b_ub=b,
+        bounds=np.column_stack([mip.var_lower, mip.var_upper]),
+        method="highs",
+    )
+    assert result.status == 0
+    return sign * result.fun + mip.objective_offset
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_mips_with_only_their_lp_rows_keep_their_optimum(seed):
+    enc = encoding(seed)
+    separator = IdentitySeparator(enc)
+    backend = get_backend("highs", time_limit=20)
+    baseline = backend.solve(_formulations.min_error(enc))
+    z0 = np.round(baseline.x[enc.z_offset :]).astype(bool)
+    mips = [_formulations.min_error(enc)]
+    mips += [
+        _formulations.flip(enc, u, 1, budget=baseline.objective + 3)
+        for u in range(0, enc.n_train, 3)
+    ]
+    mips += [
+        _formulations.max_disagreement(enc, z0, baseline.objective + extra)
+        for extra in (0, 2, 5)
+    ]
+    n_smaller = 0
+    for mip in mips:
+        small, lp = separator.tighten(mip)
+        assert small.n_rows <= mip.n_rows
+        n_smaller += small.n_rows < mip.n_rows
+        full, reduced = backend.solve(mip), backend.solve(small)
+        assert reduced.status == full.status
+        if full.status == "optimal":
+            assert reduced.objective == pytest.approx(full.objective)
+            # The separated LP is the full LP, and it bounds the optimum.
+            assert lp.bound == pytest.approx(full_lp_of(mip), abs=1e-4)
+            if mip.maximize:
+                assert lp.bound >= full.objective - 1e-9
+            else:
+                assert lp.bound <= full.objective + 1e-9
+        else:
+            assert full.status == "infeasible"
+    assert n_smaller > 0
