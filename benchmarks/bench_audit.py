@@ -7,7 +7,7 @@ Targets (see benchmarks/README.rst):
   4. the ambiguity phase with --n-jobs 1 vs 2           (--n-jobs 2)
 
 Usage: python benchmarks/bench_audit.py [--data PATH] [--epsilon 0.01]
-       [--strategy hybrid|each|batch] [--n-jobs N] [--repeat K] [--path-max E]
+       [--strategy each|batch] [--n-jobs N] [--repeat K] [--path-max E]
        [--time-limit S] [--total-time-limit S] [--skip-discrepancy]
 """
 
@@ -20,7 +20,7 @@ from sklearn_multiplicity import MultiplicityAuditor
 def main():
     p = parser(__doc__)
     p.add_argument("--epsilon", type=float, default=0.01)
-    p.add_argument("--strategy", default="hybrid")
+    p.add_argument("--strategy", default="each")
     p.add_argument("--n-jobs", type=int, default=1)
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--path-max", type=float, default=None)

@@ -36,14 +36,7 @@ from ._relaxation import IdentitySeparator
 logger = logging.getLogger("sklearn_multiplicity")
 
 #: How undecided patterns are settled at one budget (see ``certify_flips``).
-STRATEGIES = ("hybrid", "each", "batch")
-#: Seconds for one witness search of the ``"hybrid"`` strategy.
-QUICK_TIME_LIMIT = 1.5
-#: Patterns whose LP bound lies within this share of the level set's width
-#: (budget minus the fewest errors) below the budget skip the witness search
-#: without identity rows: it rarely finds their flips, the full MIP quickly
-#: settles them either way.
-QUICK_SKIP_SHARE = 0.1
+STRATEGIES = ("each", "batch")
 
 
 @dataclass
@@ -132,7 +125,7 @@ class AuditEngine:
         *,
         time_limit=None,
         n_jobs=1,
-        strategy="hybrid",
+        strategy="each",
     ):
         self.enc = enc
         self.problem = enc.problem
@@ -144,7 +137,6 @@ class AuditEngine:
         if strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
         self.strategy = strategy
-        self._plain_enc = None
         self._separator = None
         #: Identity rows that each pattern's flip LP needed.
         self._flip_rows = {}
@@ -245,11 +237,9 @@ class AuditEngine:
         2. The LP relaxation with lazily separated affine-identity rows
            (:class:`~._relaxation.IdentitySeparator`): a pattern whose LP bound
            exceeds the budget is proven unflippable.
-        3. MIPs, by ``strategy``: ``"hybrid"`` first runs a short witness
-           search per pattern on the MIP without identity rows (fast at
-           finding flips, useless for proofs), then ``"each"``'s flip MIP with
-           every row for what is left; ``"batch"`` asks "does a model within
-           the budget flip any of these patterns?"
+        3. MIPs, by ``strategy``: ``"each"`` solves one flip MIP per
+           pattern; ``"batch"`` asks "does a model within the budget flip any
+           of these patterns?"
 
         With ``exact``, each undecided pattern instead gets its own min-error
         flip MIP solved to optimality below the budget, which pins ``E*_u``
@@ -268,8 +258,6 @@ class AuditEngine:
         elif self.strategy == "batch":
             self._certify_in_batches(budget, deadline, progress)
         else:
-            if self.strategy == "hybrid":
-                self._certify_each(budget, deadline, progress, quick=True)
             self._certify_each(budget, deadline, progress)
         return self.undetermined(budget, exact)
 
@@ -355,12 +343,9 @@ class AuditEngine:
         weight = self.problem.pattern_weight
         return patterns[np.lexsort((patterns, weight[patterns]))]
 
-    def _solve_all(self, mips, deadline, first_solution, time_limit=None):
+    def _solve_all(self, mips, deadline, first_solution):
         threads = 1 if self.n_jobs > 1 else None
-        backends = [
-            self._backend(deadline, threads=threads, time_limit=time_limit)
-            for _ in mips
-        ]
+        backends = [self._backend(deadline, threads=threads) for _ in mips]
         if self.n_jobs > 1 and len(mips) > 1:
             if _on_cluster():
                 return Parallel(n_jobs=self.n_jobs)(
@@ -422,44 +407,34 @@ class AuditEngine:
         extra = self.enc.X.shape[0] - self.problem.n_patterns
         return np.concatenate([self.baseline, np.zeros(extra, dtype=bool)])
 
-    def _certify_each(self, budget, deadline, progress, *, exact=False, quick=False):
-        """One flip MIP per undecided pattern (smallest first).
+    def _certify_each(self, budget, deadline, progress, *, exact=False):
+        """One flip MIP per undecided pattern.
 
-        ``exact``: solve each to optimality (pins ``E*_u``). Otherwise stop at
-        the first flip within the budget. ``quick``: a witness search on the
-        MIP without affine-identity rows, under a short time limit: far faster
-        at finding flips, useless for proofs (which the full MIP then does).
+        ``exact``: solve each to optimality (pins ``E*_u``), smallest
+        patterns first. Otherwise stop at the first flip within the budget,
+        smallest LP gap first: the likeliest long proofs start early, so that
+        parallel threads finish together.
 
         With ``n_jobs > 1`` the MIPs run in a pool of threads, handed out one
         at a time: the next pattern is chosen when a MIP finishes, after its
         model has been learnt, so no MIP is started for a pattern already
         decided.
         """
-        enc = self._encoding_without_cuts() if quick else self.enc
-        per_mip = QUICK_TIME_LIMIT if quick else self.time_limit
-        if quick and self.time_limit is not None:
-            per_mip = min(per_mip, self.time_limit)
         attempted = np.zeros(self.problem.n_patterns, dtype=bool)
-        if quick:
-            # Close to the budget, the witness search rarely succeeds.
-            width = max(budget - self.min_error_lower, 0.0)
-            attempted[self.lp_bound >= budget - QUICK_SKIP_SHARE * width] = True
 
         def next_pattern():
             todo = self.undetermined(budget, exact=exact)
             todo = todo[~attempted[todo]]  # one MIP per pattern
             if todo.size == 0:
                 return None
-            if quick or exact:
+            if exact:
                 return int(self._ordered(todo)[0])
-            # Smallest LP gap first: the likeliest long proofs start early,
-            # so that parallel threads finish together.
             gap = self._lp_gap(todo, budget)
             return int(todo[np.lexsort((todo, gap))[0]])
 
         def learn(u, mip, result):
             self._record(mip, result)
-            self._learn_flip(u, budget, result, enc)
+            self._learn_flip(u, budget, result)
             self._heuristic_flips(budget)
             if progress is not None:
                 progress(len(self.undetermined(budget, exact=exact)))
@@ -476,8 +451,8 @@ class AuditEngine:
                     batch.append(u)
                 if not batch:
                     break
-                mips = [self._flip_mip(u, budget, enc) for u in batch]
-                results = self._solve_all(mips, deadline, not exact, per_mip)
+                mips = [self._flip_mip(u, budget) for u in batch]
+                results = self._solve_all(mips, deadline, not exact)
                 for u, mip, result in zip(batch, mips, results, strict=True):
                     learn(u, mip, result)
             return
@@ -490,8 +465,8 @@ class AuditEngine:
                     if u is None:
                         break
                     attempted[u] = True
-                    mip = self._flip_mip(u, budget, enc)
-                    backend = self._backend(deadline, threads=1, time_limit=per_mip)
+                    mip = self._flip_mip(u, budget)
+                    backend = self._backend(deadline, threads=1)
                     running[pool.submit(_solve, backend, mip, not exact)] = (u, mip)
                 if not running:
                     break
@@ -501,13 +476,6 @@ class AuditEngine:
                     learn(u, mip, future.result())
         finally:
             pool.shutdown(wait=not running, cancel_futures=True)
-
-    def _encoding_without_cuts(self):
-        if self._plain_enc is None:
-            self._plain_enc = _formulations.encode(
-                self.problem, self.enc.hypothesis, cuts=False
-            )
-        return self._plain_enc
 
     def _heuristic_flips(self, budget, pulled=False, extra_directions=()):
         """Threshold shifts of known directions (and, with ``pulled``, of
@@ -520,22 +488,19 @@ class AuditEngine:
         for model in found:
             self.add_model(model)
 
-    def _flip_mip(self, u, budget, enc=None):
+    def _flip_mip(self, u, budget):
         hint = None
         if self.witness[u] >= 0:
             m = self.pool.models[self.witness[u]]
             hint = np.concatenate([m.w, [m.b], m.z.astype(float)])
-        enc = enc or self.enc
         mip = _formulations.flip(
-            enc, u, int(not self.baseline[u]), budget=budget, hint=hint
+            self.enc, u, int(not self.baseline[u]), budget=budget, hint=hint
         )
-        if enc is not self.enc:
-            return mip
         return self._small(mip, self._flip_rows.get(u))[0]
 
-    def _learn_flip(self, u, budget, result, enc=None):
+    def _learn_flip(self, u, budget, result):
         if result.has_solution:
-            w, b, _ = (enc or self.enc).decode(result.x)
+            w, b, _ = self.enc.decode(result.x)
             self.add_model(verify(self.enc, w, b, source=f"flip pattern {u}"))
         if result.status == INFEASIBLE:
             self.flip_lower[u] = max(self.flip_lower[u], self._above(budget))

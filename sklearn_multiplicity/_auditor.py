@@ -115,7 +115,11 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     epsilon : float, default=0.01
         Default error tolerance of the level set, a share of the training
         set in [0, 1].
-    solver : {"highs", "scip", "cpsat"}, default="highs"
+    solver : {"auto", "highs", "scip", "cpsat"}, default="auto"
+        MIP backend, as in :class:`ZeroOneLinearClassifier`. ``"auto"``
+        solves the minimum-error and flip MIPs with HiGHS and the
+        disagreement (discrepancy) MIPs with SCIP, the faster solver on each
+        in ``benchmarks/``; both certify the same hypothesis class.
     time_limit : float or None, default=60.0
         Seconds per MIP.
     total_time_limit : float or None, default=None
@@ -125,18 +129,16 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     margin, weights, max_weight, cuts
         The hypothesis class and formulation, as in
         :class:`ZeroOneLinearClassifier`.
-    strategy : {"hybrid", "each", "batch"}, default="hybrid"
+    strategy : {"each", "batch"}, default="each"
         How ambiguity settles the patterns that known models, cheap
         threshold-shift heuristics and the LP relaxation (which proves
         patterns unflippable without branching) leave undecided.
         ``"each"``: one decision flip MIP per pattern (the paper's algorithm,
-        smallest patterns first, skipping patterns flipped by any model found
-        meanwhile);
-        ``"hybrid"``: first a short witness search per pattern on the MIP
-        without affine-identity rows, then ``"each"`` for the rest;
+        skipping patterns flipped by any model found meanwhile; patterns
+        whose LP bound is closest to the budget first);
         ``"batch"``: MIPs asking for a model that flips *any* undecided
         pattern, whose infeasibility proves all of them unflippable at once.
-        All three are exact; they differ in speed (see ``benchmarks/``).
+        Both are exact; they differ in speed (see ``benchmarks/``).
     n_jobs : int or None, default=None
         Flip MIPs solved at once in a pool of threads (the solvers release
         the GIL), each with one solver thread; the next pattern is chosen as
@@ -202,14 +204,14 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         estimator=None,
         *,
         epsilon=0.01,
-        solver="highs",
+        solver="auto",
         time_limit=60.0,
         total_time_limit=None,
         margin=1e-3,
         weights="auto",
         max_weight=10,
         cuts=True,
-        strategy="hybrid",
+        strategy="each",
         n_jobs=None,
         random_state=None,
         verbose=0,

@@ -98,6 +98,7 @@ class Encoding:
         maximize,
         integral,
         name,
+        kind,
         hint=None,
         var_lower=None,
         var_upper=None,
@@ -122,6 +123,7 @@ class Encoding:
             objective_is_integral=integral,
             hint=hint,
             name=name,
+            kind=kind,
         )
 
 
@@ -227,6 +229,7 @@ def min_error(enc, *, hint=None):
         maximize=False,
         integral=enc.problem.weights_are_integral,
         name="min_error",
+        kind="min_error",
         hint=hint,
     )
 
@@ -250,6 +253,7 @@ def flip(enc, pattern, label, *, budget=None, hint=None):
         maximize=False,
         integral=enc.problem.weights_are_integral,
         name=f"flip[pattern {int(pattern)} -> {int(label)}]",
+        kind="flip",
         hint=hint,
         var_lower=var_lower,
         var_upper=var_upper,
@@ -286,6 +290,7 @@ def max_disagreement(enc, baseline, budget, *, weights=None, hint=None, name=Non
         maximize=True,
         integral=integral,
         name=name or "max_disagreement",
+        kind="disagreement",
         hint=hint,
         extra_rows=_budget_rows(enc, budget),
     )

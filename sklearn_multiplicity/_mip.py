@@ -41,6 +41,9 @@ class MIP:
         Starting solution; ``nan`` entries are left to the solver.
     name : str
         Used in logs and error messages.
+    kind : str
+        Which formulation built it (``"min_error"``, ``"flip"``,
+        ``"disagreement"``): lets a backend pick a solver per kind.
     """
 
     objective: np.ndarray
@@ -55,6 +58,7 @@ class MIP:
     objective_is_integral: bool = False
     hint: np.ndarray | None = None
     name: str = "mip"
+    kind: str = "mip"
 
     def __post_init__(self):
         self.A = sp.csr_matrix(self.A)

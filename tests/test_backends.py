@@ -8,7 +8,7 @@ from sklearn_multiplicity._mip import MIP
 from sklearn_multiplicity.backends import available_solvers, get_backend
 from sklearn_multiplicity.backends._mathopt import unwrap_status_error
 
-SOLVERS = ["highs", "scip", "cpsat"]
+SOLVERS = ["auto", "highs", "scip", "cpsat"]
 
 
 def knapsack(**kwargs):
@@ -28,11 +28,21 @@ def knapsack(**kwargs):
 
 
 def test_registry():
-    assert available_solvers() == ["cpsat", "highs", "scip"]
+    assert available_solvers() == ["auto", "cpsat", "highs", "scip"]
     # GLOP/PDLP would silently solve the LP relaxation: never offered.
     for name in ("glop", "pdlp", "cp_sat_mathopt", "gurobi"):
         with pytest.raises(ValueError, match="Unknown solver"):
             get_backend(name)
+
+
+@pytest.mark.parametrize(
+    "kind, solver",
+    [("disagreement", "scip"), ("flip", "highs"), ("min_error", "highs")],
+)
+def test_auto_sends_each_kind_of_mip_to_its_solver(kind, solver):
+    result = get_backend("auto", time_limit=10).solve(knapsack(kind=kind))
+    assert result.solver == solver
+    assert result.status == "optimal" and result.objective == 9
 
 
 @pytest.mark.parametrize("solver", SOLVERS)

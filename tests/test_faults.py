@@ -507,7 +507,7 @@ def test_sleeping_backend_respects_total_time_limit():
         for request in (auditor.ambiguity_bounds, auditor.discrepancy_bounds):
             began = time.perf_counter()
             request(eps)
-            # Unlimited, every MIP would sleep 10 s (1 s for hybrid searches).
+            # Unlimited, every MIP would sleep 10 s.
             assert time.perf_counter() - began <= total + 1.0, (request, eps)
     assert_honest(auditor, truth, z0, err0, eps_values=(0.1, 0.25))
     entries = new_entries(auditor, start)

@@ -134,7 +134,7 @@ def register(cls):
 
 def available_solvers():
     """Names accepted by the ``solver`` parameter."""
-    from . import _cpsat, _mathopt  # noqa: F401  (registration side effect)
+    from . import _auto, _cpsat, _mathopt  # noqa: F401  (registration side effect)
 
     return sorted(_REGISTRY)
 
