@@ -176,3 +176,9 @@ def test_a_violating_solution_is_discarded():
     assert not result.has_solution
     assert result.status == "no_solution"
     assert "violates" in result.message
+
+
+def test_scip_always_runs_one_thread():
+    # threads=2 made MathOpt's SCIP fail some solves with an INTERNAL error.
+    backend = get_backend("scip", threads=2)
+    assert backend._parameters(first_solution=False).threads == 1

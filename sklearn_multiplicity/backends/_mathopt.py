@@ -233,3 +233,9 @@ class ScipBackend(MathOptBackend):
 
     name = "scip"
     solver_type_name = "GSCIP"
+
+    def _set_threads(self, params):
+        # SCIP solves in one thread. Through MathOpt 9.15 any other count
+        # ends some solves in "GScipOutput.status: UNKNOWN [INTERNAL]" (the
+        # COMPAS discrepancy MIP, for one), so the count is not passed on.
+        params.threads = 1
