@@ -114,6 +114,10 @@ class AuditEngine:
     n_jobs : int
         Flip MIPs solved at once, in threads (the solvers release the GIL);
         each then gets one solver thread.
+    strategy : {"each", "batch"}
+        How undecided patterns are settled (see :meth:`certify_flips`).
+    separator : IdentitySeparator or None
+        LP relaxations of ``enc`` (built on first use when ``None``).
     """
 
     def __init__(
@@ -126,6 +130,7 @@ class AuditEngine:
         time_limit=None,
         n_jobs=1,
         strategy="each",
+        separator=None,
     ):
         self.enc = enc
         self.problem = enc.problem
@@ -137,7 +142,7 @@ class AuditEngine:
         if strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
         self.strategy = strategy
-        self._separator = None
+        self._separator = separator
         #: Identity rows that each pattern's flip LP needed.
         self._flip_rows = {}
         k = self.problem.n_patterns
@@ -657,28 +662,57 @@ class AuditEngine:
                 undecided[index] = True
         return decided, undecided & ~decided
 
-    def discrepancy_envelope(self, budget):
-        """Discrepancy bounds at ``budget`` from every result so far.
+    def discrepancy_envelope(self, budgets):
+        """Discrepancy bounds at each of ``budgets`` from every result so far.
 
-        Discrepancy is non-decreasing in the budget: a pooled model within
-        ``budget`` bounds it from below, a bound proven at a larger budget
-        from above.
+        Discrepancy is non-decreasing in the budget: a pooled model within a
+        budget bounds it from below, a bound proven at a larger budget from
+        above.
+
+        Returns
+        -------
+        list of Bounds
         """
+        budgets = np.atleast_1d(np.asarray(budgets, dtype=float))
         weights = self.problem.pattern_weight
         total = float(weights.sum())
-        lower = (
-            max(
-                (self.disagreement(m, weights) for m in self.pool.within(budget)),
-                default=0.0,
+        k = self.problem.n_patterns
+        lower = np.zeros(budgets.size)
+        models = self.pool.models
+        if models:
+            errors = np.array([m.errors for m in models])
+            shares = np.array(
+                [weights[m.z[:k] != self.baseline].sum() / total for m in models]
             )
-            / total
-        )
-        upper = 1.0
+            order = np.argsort(errors, kind="stable")
+            best = np.maximum.accumulate(shares[order])
+            n_within = np.searchsorted(errors[order], budgets + 1e-9, side="right")
+            some = n_within > 0
+            lower[some] = best[n_within[some] - 1]
+        upper = np.ones(budgets.size)
         for (cached_budget, key), result in self.discrepancies.items():
             if key != "all":
                 continue
-            if cached_budget <= budget + 1e-9:
-                lower = max(lower, result.bounds.lower)
-            if cached_budget >= budget - 1e-9:
-                upper = min(upper, result.bounds.upper)
-        return Bounds(lower, max(lower, upper))
+            below = cached_budget <= budgets + 1e-9
+            lower[below] = np.maximum(lower[below], result.bounds.lower)
+            above = cached_budget >= budgets - 1e-9
+            upper[above] = np.minimum(upper[above], result.bounds.upper)
+        return [
+            Bounds(float(lo), float(max(lo, up)))
+            for lo, up in zip(lower, upper, strict=True)
+        ]
+
+    def discrepancy_path(self, budgets, *, deadline=None):
+        """Certify the discrepancy at every one of ``budgets``, smallest first.
+
+        Each MIP is warm-started with the best model found at the budgets
+        below it; budgets that earlier results already certify (discrepancy
+        is non-decreasing in the budget) get no MIP.
+        """
+        deadline = deadline or Deadline(None)
+        budgets = np.sort(np.asarray(budgets, dtype=float))
+        for i, budget in enumerate(budgets):
+            if deadline.expired():
+                break
+            if not self.discrepancy_envelope(budgets[i : i + 1])[0].certified:
+                self.discrepancy(budget, deadline=deadline)

@@ -18,6 +18,7 @@ from ._frame import frame_from_rows
 from ._hypothesis import make_hypothesis_class
 from ._models import constant_models, logistic_model, verify
 from ._problem import PatternProblem
+from ._relaxation import IdentitySeparator
 from ._validation import (
     check_binary_target,
     check_epsilon,
@@ -293,11 +294,13 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             verbose=self.verbose,
         )
         deadline = Deadline(self.total_time_limit)
+        separator = IdentitySeparator(enc) if enc.n_identities else None
         min_fit = solve_min_error(
             enc,
             backend,
             time_limit=deadline.limit(self.time_limit),
             random_state=self.random_state,
+            separator=separator,
         )
         engine = AuditEngine(
             enc,
@@ -307,6 +310,7 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             time_limit=self.time_limit,
             n_jobs=self._parallel_jobs(),
             strategy=self.strategy,
+            separator=separator,
         )
         engine._record(_formulations.min_error(enc), min_fit["result"])
         for model in [
@@ -671,11 +675,12 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``floor(max_epsilon * W)``; otherwise ``step``-spaced tolerances.
         Flip MIPs are solved to optimality once (below the largest budget),
         which answers ambiguity at every tolerance. Discrepancy is one MIP per
-        tolerance, warm-started from all models found so far; with
-        ``n_discrepancy``, only that many evenly spaced tolerances get a MIP
-        and the others are bracketed by monotonicity (a model found at a
-        smaller budget is a lower bound, a bound proven at a larger budget an
-        upper bound), so they may be reported as bounds.
+        tolerance not yet certified, smallest first, warm-started from all
+        models found so far. With ``n_discrepancy``, only that many evenly
+        spaced tolerances get a MIP and the others are bracketed by
+        monotonicity (a model found at a smaller budget is a lower bound, a
+        bound proven at a larger budget an upper bound), so they may be
+        reported as bounds.
 
         Parameters
         ----------
@@ -713,17 +718,18 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             deadline=deadline,
             progress=self._progress(todo.size, "ambiguity path"),
         )
-        solved = np.arange(budgets.size)
         if n_discrepancy is not None and n_discrepancy < budgets.size:
             solved = np.unique(
                 np.round(np.linspace(0, budgets.size - 1, max(2, n_discrepancy)))
             ).astype(int)
-        for i in solved:
-            engine.discrepancy(budgets[i], deadline=deadline)
+            for i in solved:
+                engine.discrepancy(budgets[i], deadline=deadline)
+        else:
+            engine.discrepancy_path(budgets, deadline=deadline)
         rows = []
-        for extra, budget in zip(extras, budgets, strict=True):
+        envelope = engine.discrepancy_envelope(budgets)
+        for extra, budget, disc in zip(extras, budgets, envelope, strict=True):
             amb = engine.ambiguity_bounds(budget)
-            disc = engine.discrepancy_envelope(budget)
             rows.append(
                 {
                     "epsilon": extra / total,

@@ -13,6 +13,7 @@ from ._hypothesis import make_hypothesis_class
 from ._mip import OPTIMAL
 from ._models import constant_models, in_class, logistic_model, verify
 from ._problem import PatternProblem
+from ._relaxation import IdentitySeparator
 from ._validation import (
     check_binary_target,
     check_time_limit,
@@ -232,8 +233,14 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
         return tags
 
 
-def solve_min_error(enc, backend, *, time_limit, start=None, random_state=None):
+def solve_min_error(
+    enc, backend, *, time_limit, start=None, random_state=None, separator=None
+):
     """Certified minimum error over the class of ``enc``, with a warm start.
+
+    The MIP gets only the affine-identity rows its LP relaxation needs
+    (``separator``, an :class:`~._relaxation.IdentitySeparator` of ``enc``,
+    built here when not given).
 
     Returns
     -------
@@ -246,6 +253,9 @@ def solve_min_error(enc, backend, *, time_limit, start=None, random_state=None):
     candidates.append(logistic_model(enc, random_state=random_state))
     warm = min((m for m in candidates if m is not None), key=lambda m: m.errors)
     mip = _formulations.min_error(enc, hint=enc.hint_from((warm.w, warm.b)))
+    if enc.n_identities:
+        separator = separator or IdentitySeparator(enc)
+        mip = separator.restrict(mip, separator.base_rows)
     if time_limit is not None:
         backend.time_limit = max(time_limit - (time.perf_counter() - start), 1e-3)
     result = backend.solve(mip)
