@@ -534,40 +534,60 @@ class AuditEngine:
         model is its hint. The MIP gets only the identity rows its LP
         relaxation needs, and that LP's value bounds the discrepancy too.
         """
-        cache_key = (round(budget, 9), key)
-        cached = self.discrepancies.get(cache_key)
-        if cached is not None and cached.bounds.certified:
-            return cached
         deadline = deadline or Deadline(None)
+        request = self._discrepancy_request(budget, weights, key, deadline)
+        if request.answer is not None:
+            return request.answer
+        result = None
+        if request.mip is not None:
+            result = self._backend(deadline).solve(request.mip)
+        return self._settle_discrepancy(request, result)
+
+    def _discrepancy_request(self, budget, weights, key, deadline):
+        """Everything :meth:`discrepancy` does before solving its MIP."""
         weights = self.problem.pattern_weight if weights is None else weights
-        total = float(weights.sum())
-        if total <= 0:
-            return DiscrepancyResult(Bounds(0.0, 0.0), None)
+        request = _DiscrepancyRequest(budget, key, weights, float(weights.sum()))
+        request.cached = self.discrepancies.get((round(budget, 9), key))
+        if request.cached is not None and request.cached.bounds.certified:
+            request.answer = request.cached
+            return request
+        if request.total <= 0:
+            request.answer = DiscrepancyResult(Bounds(0.0, 0.0), None)
+            return request
         if not deadline.expired():
             self._heuristic_flips(budget, pulled=True)
             self._screen(budget, False, deadline)
-        candidates = self.pool.within(budget)
-        best = max(
-            candidates, key=lambda m: self.disagreement(m, weights), default=None
+        request.best = max(
+            self.pool.within(budget),
+            key=lambda m: self.disagreement(m, weights),
+            default=None,
         )
-        lower = self.disagreement(best, weights) if best is not None else 0.0
-        upper = total
+        if request.best is not None:
+            request.lower = self.disagreement(request.best, weights)
         if not deadline.expired():
-            mip, relaxation = self._disagreement_mip(budget, weights, best, key)
-            result = self._backend(deadline).solve(mip)
+            request.mip, request.relaxation = self._disagreement_mip(
+                budget, weights, request.best, key
+            )
+        return request
+
+    def _settle_discrepancy(self, request, result):
+        """Learn from the MIP's ``result`` (``None``: not solved); cache bounds."""
+        best, lower, upper = request.best, request.lower, request.total
+        if result is not None:
+            mip = request.mip
             self._record(mip, result)
             if result.has_solution:
                 w, b, _ = self.enc.decode(result.x)
                 found = self.add_model(verify(self.enc, w, b, source=mip.name))
-                if found is not None and found.errors <= budget + 1e-9:
-                    value = self.disagreement(found, weights)
+                if found is not None and found.errors <= request.budget + 1e-9:
+                    value = self.disagreement(found, request.weights)
                     if value > lower:
                         best, lower = found, value
             claimed = result.bound if result.status != ERROR else np.inf
             if result.status == INFEASIBLE:
                 claimed = 0.0  # no model of the class within the budget
-            if relaxation is not None:  # the LP bounds it too
-                claimed = min(claimed, relaxation.bound)
+            if request.relaxation is not None:  # the LP bounds it too
+                claimed = min(claimed, request.relaxation.bound)
             if best is not None and claimed < lower - 1e-9:
                 # A verified model within the budget refutes the claim.
                 logger.warning(
@@ -582,11 +602,12 @@ class AuditEngine:
             elif np.isfinite(claimed):
                 upper = min(upper, claimed)
         upper = max(upper, lower)
+        total, cached = request.total, request.cached
         if cached is not None:
             lower = max(lower, cached.bounds.lower * total)
             upper = min(upper, cached.bounds.upper * total)
         out = DiscrepancyResult(Bounds(lower / total, upper / total), best)
-        self.discrepancies[cache_key] = out
+        self.discrepancies[(round(request.budget, 9), request.key)] = out
         return out
 
     def _disagreement_mip(self, budget, weights, best, key):
@@ -707,12 +728,60 @@ class AuditEngine:
 
         Each MIP is warm-started with the best model found at the budgets
         below it; budgets that earlier results already certify (discrepancy
-        is non-decreasing in the budget) get no MIP.
+        is non-decreasing in the budget) get no MIP. With ``n_jobs > 1``,
+        ``n_jobs`` MIPs of consecutive budgets run at once in threads, one
+        solver thread each.
         """
         deadline = deadline or Deadline(None)
         budgets = np.sort(np.asarray(budgets, dtype=float))
-        for i, budget in enumerate(budgets):
-            if deadline.expired():
-                break
-            if not self.discrepancy_envelope(budgets[i : i + 1])[0].certified:
-                self.discrepancy(budget, deadline=deadline)
+        tried = np.zeros(budgets.size, dtype=bool)
+        workers = self.n_jobs if self.n_jobs > 1 and not _on_cluster() else 1
+
+        def next_budget():
+            for i in np.flatnonzero(~tried):
+                tried[i] = True
+                if not self.discrepancy_envelope(budgets[i : i + 1])[0].certified:
+                    return budgets[i]
+            return None
+
+        pool = ThreadPoolExecutor(max_workers=workers)
+        running = {}
+        try:
+            while True:
+                while len(running) < workers and not deadline.expired():
+                    budget = next_budget()
+                    if budget is None:
+                        break
+                    request = self._discrepancy_request(budget, None, "all", deadline)
+                    if request.answer is not None:
+                        continue
+                    if request.mip is None:
+                        self._settle_discrepancy(request, None)
+                        continue
+                    backend = self._backend(
+                        deadline, threads=1 if workers > 1 else None
+                    )
+                    running[pool.submit(backend.solve, request.mip)] = request
+                if not running:
+                    break
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    self._settle_discrepancy(running.pop(future), future.result())
+        finally:
+            pool.shutdown(wait=not running, cancel_futures=True)
+
+
+@dataclass
+class _DiscrepancyRequest:
+    """One discrepancy question, between preparing and settling its MIP."""
+
+    budget: float
+    key: str
+    weights: np.ndarray
+    total: float
+    cached: DiscrepancyResult = None
+    answer: DiscrepancyResult = None  # known without a MIP
+    best: object = None  # best pooled model within the budget
+    lower: float = 0.0
+    mip: object = None
+    relaxation: object = None

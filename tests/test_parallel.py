@@ -34,3 +34,17 @@ def test_dask_backend_gives_the_same_numbers():
             on_dask = audit(2)
     assert serial[0] == on_dask[0]
     assert serial[1] == on_dask[1]
+
+
+def test_parallel_path_gives_the_same_numbers():
+    X, y = random_tiny(41, n=30, d=2, levels=4, noise=0.3)
+    paths = []
+    for n_jobs in (1, 2):
+        auditor = MultiplicityAuditor(
+            LogisticRegression(), time_limit=20, n_jobs=n_jobs
+        )
+        paths.append(auditor.fit(X, y).path(0.3))
+    serial, parallel = paths
+    assert len(serial) > 3 and serial["certified"].all()
+    for column in ("ambiguity", "discrepancy", "certified"):
+        np.testing.assert_array_equal(serial[column], parallel[column])
