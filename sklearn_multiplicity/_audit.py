@@ -662,6 +662,13 @@ class AuditEngine:
         enc = _formulations.encode(
             self.problem, hyp, extra_patterns=patterns[todo], cuts=cuts
         )
+        separator = IdentitySeparator(enc) if enc.n_identities else None
+
+        def learn(w, b, source):
+            model = verify(enc, w, b, source=source)
+            if model.errors <= budget + 1e-9 and in_class(enc, model, tolerance=1e-4):
+                decided[:] |= ((canonical @ model.w + model.b) > 0) != baseline_new
+
         for j, index in enumerate(todo):
             if decided[index]:
                 continue
@@ -671,14 +678,18 @@ class AuditEngine:
             mip = _formulations.flip(
                 enc, enc.n_train + j, int(not baseline_new[index]), budget=budget
             )
+            if separator is not None:
+                mip, relaxation = separator.tighten(mip)
+                if relaxation.bound == np.inf:  # LP infeasible: no flip in budget
+                    continue
+                if relaxation.x is not None:  # the LP's own model may flip it
+                    learn(*relaxation.model(enc), f"LP of {mip.name}")
+                    if decided[index]:
+                        continue
             result = self._backend(deadline).solve(mip, first_solution=True)
             self._record(mip, result)
             if result.has_solution:
-                w, b, _ = enc.decode(result.x)
-                model = verify(enc, w, b, source=mip.name)
-                if model.errors <= budget + 1e-9:
-                    flips = ((canonical @ model.w + model.b) > 0) != baseline_new
-                    decided |= flips
+                learn(*enc.decode(result.x)[:2], mip.name)
             if not decided[index] and result.status != INFEASIBLE:
                 undecided[index] = True
         return decided, undecided & ~decided

@@ -137,6 +137,30 @@ def test_ambiguous_new_people_matches_enumeration():
         assert flag == bool((level[:, j] != z0[j]).any())
 
 
+@pytest.mark.parametrize("seed", [13, 14])
+def test_ambiguous_new_people_with_identity_rows_matches_enumeration(seed):
+    # Enough integer patterns for affine identities: the flip MIPs of new
+    # people then go through the LP separation (and its own models).
+    X, y = random_tiny(seed, n=30, d=2, levels=3, noise=0.3)
+    auditor = MultiplicityAuditor(time_limit=20).fit(X, y)
+    assert auditor.n_identities_ > 0
+    eps = 0.1
+    new = np.array([[0.5, 1.5], [1.5, 0.0]])  # off the 3 x 3 grid
+    got = auditor.ambiguous(new, eps)
+    # One enumeration with every new point at weight 0.
+    truth = Truth(
+        np.vstack([X, new]),
+        np.append(y, np.zeros(len(new))),
+        np.append(np.ones(len(y)), np.zeros(len(new))),
+    )
+    z0 = auditor.predict(truth.points) == auditor.classes_[1]
+    budget = auditor.baseline_errors_ + np.floor(eps * len(y))
+    level = truth.D[truth.errors <= budget + 1e-9]
+    for x, flag in zip(new, got, strict=True):
+        j = np.flatnonzero((truth.points == x).all(axis=1))[0]
+        assert flag == bool((level[:, j] != z0[j]).any())
+
+
 def test_groups_match_enumeration():
     X, y = random_tiny(5, n=10, d=2, levels=4)
     groups = np.array(["a", "b"] * 5)
