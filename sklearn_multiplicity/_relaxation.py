@@ -68,7 +68,7 @@ class Relaxation:
         """``(w, b)`` of the LP solution, or ``None``."""
         if self.x is None:
             return None
-        return self.x[: enc.p], float(self.x[enc.p])
+        return enc.decode(self.x)[:2]
 
 
 class IdentitySeparator:

@@ -17,21 +17,26 @@ def encoding(seed, n=40, d=3):
     return _formulations.encode(problem, BoxMargin())
 
 
-def full_lp(enc, pattern, label):
-    """The LP relaxation with every identity row at once."""
-    mip = _formulations.flip(enc, pattern, label)
+def full_lp_of(mip):
+    """Value of the LP relaxation of ``mip`` with all of its rows."""
     finite_hi, finite_lo = np.isfinite(mip.row_upper), np.isfinite(mip.row_lower)
     A = sp.vstack([mip.A[finite_hi], -mip.A[finite_lo]], format="csr")
     b = np.concatenate([mip.row_upper[finite_hi], -mip.row_lower[finite_lo]])
+    sign = -1.0 if mip.maximize else 1.0
     result = linprog(
-        mip.objective,
+        sign * mip.objective,
         A_ub=A,
         b_ub=b,
         bounds=np.column_stack([mip.var_lower, mip.var_upper]),
         method="highs",
     )
     assert result.status == 0
-    return result.fun + mip.objective_offset
+    return sign * result.fun + mip.objective_offset
+
+
+def full_lp(enc, pattern, label):
+    """The LP relaxation of a flip MIP with every identity row at once."""
+    return full_lp_of(_formulations.flip(enc, pattern, label))
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -134,23 +139,6 @@ def test_lp_model_is_a_feasible_flip_and_often_an_optimal_one(seed):
                 assert found.errors == pytest.approx(optimum)
                 attained += 1
     assert attained > 0
-
-
-def full_lp_of(mip):
-    """Value of the LP relaxation of ``mip`` with all of its rows."""
-    finite_hi, finite_lo = np.isfinite(mip.row_upper), np.isfinite(mip.row_lower)
-    A = sp.vstack([mip.A[finite_hi], -mip.A[finite_lo]], format="csr")
-    b = np.concatenate([mip.row_upper[finite_hi], -mip.row_lower[finite_lo]])
-    sign = -1.0 if mip.maximize else 1.0
-    result = linprog(
-        sign * mip.objective,
-        A_ub=A,
-        b_ub=b,
-        bounds=np.column_stack([mip.var_lower, mip.var_upper]),
-        method="highs",
-    )
-    assert result.status == 0
-    return sign * result.fun + mip.objective_offset
 
 
 @pytest.mark.parametrize("seed", range(3))
