@@ -21,6 +21,7 @@ import math
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -420,10 +421,11 @@ class AuditEngine:
         smallest LP gap first: the likeliest long proofs start early, so that
         parallel threads finish together.
 
-        With ``n_jobs > 1`` the MIPs run in a pool of threads, handed out one
-        at a time: the next pattern is chosen when a MIP finishes, after its
+        The MIPs are handed out one at a time (:meth:`_hand_out`, ``n_jobs``
+        threads): the next pattern is chosen when a MIP finishes, after its
         model has been learnt, so no MIP is started for a pattern already
-        decided.
+        decided. Inside a distributed joblib backend they go out in rounds of
+        ``n_jobs`` instead.
         """
         attempted = np.zeros(self.problem.n_patterns, dtype=bool)
 
@@ -444,11 +446,11 @@ class AuditEngine:
             if progress is not None:
                 progress(len(self.undetermined(budget, exact=exact)))
 
-        if self.n_jobs <= 1 or _on_cluster():
-            # In turn, or in rounds of n_jobs MIPs shipped through joblib.
+        if self.n_jobs > 1 and _on_cluster():
+            # Rounds of n_jobs MIPs shipped through joblib.
             while not deadline.expired():
                 batch = []
-                while len(batch) < max(1, self.n_jobs):
+                while len(batch) < self.n_jobs:
                     u = next_pattern()
                     if u is None:
                         break
@@ -461,24 +463,42 @@ class AuditEngine:
                 for u, mip, result in zip(batch, mips, results, strict=True):
                     learn(u, mip, result)
             return
-        pool = ThreadPoolExecutor(max_workers=self.n_jobs)
+
+        def next_job():
+            u = next_pattern()
+            if u is None:
+                return None
+            attempted[u] = True
+            mip = self._flip_mip(u, budget)
+            return mip, not exact, partial(learn, u, mip)
+
+        self._hand_out(max(1, self.n_jobs), next_job, deadline)
+
+    def _hand_out(self, workers, next_job, deadline):
+        """Solve MIPs ``workers`` at a time in threads, one handed out per finish.
+
+        ``next_job()`` returns ``(mip, first_solution, learn)`` or ``None``
+        when nothing is left; ``learn(result)`` runs in this thread before the
+        next job is chosen, so each choice sees every result so far. With
+        several workers each solve gets one solver thread.
+        """
+        threads = 1 if workers > 1 else None
+        pool = ThreadPoolExecutor(max_workers=workers)
         running = {}
         try:
             while True:
-                while len(running) < self.n_jobs and not deadline.expired():
-                    u = next_pattern()
-                    if u is None:
+                while len(running) < workers and not deadline.expired():
+                    job = next_job()
+                    if job is None:
                         break
-                    attempted[u] = True
-                    mip = self._flip_mip(u, budget)
-                    backend = self._backend(deadline, threads=1)
-                    running[pool.submit(_solve, backend, mip, not exact)] = (u, mip)
+                    mip, first_solution, learn = job
+                    backend = self._backend(deadline, threads=threads)
+                    running[pool.submit(_solve, backend, mip, first_solution)] = learn
                 if not running:
                     break
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in done:
-                    u, mip = running.pop(future)
-                    learn(u, mip, future.result())
+                    running.pop(future)(future.result())
         finally:
             pool.shutdown(wait=not running, cancel_futures=True)
 
@@ -497,7 +517,7 @@ class AuditEngine:
         hint = None
         if self.witness[u] >= 0:
             m = self.pool.models[self.witness[u]]
-            hint = np.concatenate([m.w, [m.b], m.z.astype(float)])
+            hint = self.enc.hint_from((m.w, m.b))
         mip = _formulations.flip(
             self.enc, u, int(not self.baseline[u]), budget=budget, hint=hint
         )
@@ -611,11 +631,7 @@ class AuditEngine:
         return out
 
     def _disagreement_mip(self, budget, weights, best, key):
-        hint = (
-            None
-            if best is None
-            else np.concatenate([best.w, [best.b], best.z.astype(float)])
-        )
+        hint = None if best is None else self.enc.hint_from((best.w, best.b))
         extended = np.zeros(self.enc.X.shape[0])
         extended[: self.problem.n_patterns] = weights
         mip = _formulations.max_disagreement(
@@ -748,38 +764,21 @@ class AuditEngine:
         tried = np.zeros(budgets.size, dtype=bool)
         workers = self.n_jobs if self.n_jobs > 1 and not _on_cluster() else 1
 
-        def next_budget():
+        def next_job():
             for i in np.flatnonzero(~tried):
                 tried[i] = True
-                if not self.discrepancy_envelope(budgets[i : i + 1])[0].certified:
-                    return budgets[i]
+                if self.discrepancy_envelope(budgets[i : i + 1])[0].certified:
+                    continue
+                request = self._discrepancy_request(budgets[i], None, "all", deadline)
+                if request.answer is not None:
+                    continue
+                if request.mip is None:
+                    self._settle_discrepancy(request, None)
+                    continue
+                return request.mip, False, partial(self._settle_discrepancy, request)
             return None
 
-        pool = ThreadPoolExecutor(max_workers=workers)
-        running = {}
-        try:
-            while True:
-                while len(running) < workers and not deadline.expired():
-                    budget = next_budget()
-                    if budget is None:
-                        break
-                    request = self._discrepancy_request(budget, None, "all", deadline)
-                    if request.answer is not None:
-                        continue
-                    if request.mip is None:
-                        self._settle_discrepancy(request, None)
-                        continue
-                    backend = self._backend(
-                        deadline, threads=1 if workers > 1 else None
-                    )
-                    running[pool.submit(backend.solve, request.mip)] = request
-                if not running:
-                    break
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
-                for future in done:
-                    self._settle_discrepancy(running.pop(future), future.result())
-        finally:
-            pool.shutdown(wait=not running, cancel_futures=True)
+        self._hand_out(workers, next_job, deadline)
 
 
 @dataclass
