@@ -410,6 +410,58 @@ def test_path_with_fewer_discrepancy_mips_brackets_the_truth():
     assert path["certified"].iloc[0] and path["certified"].iloc[-1]
 
 
+def test_time_limited_path_brackets_open_tolerances_first(monkeypatch):
+    from sklearn_multiplicity import _audit
+
+    X, y = random_tiny(41, n=30, d=2, levels=4, noise=0.3)
+    auditor = MultiplicityAuditor(
+        LogisticRegression(), time_limit=20, total_time_limit=600
+    ).fit(X, y)
+    truth, z0, err0 = baseline_truth(auditor, X, y)
+    engine = auditor._engine
+    after_bracketing = []
+    bracket = engine._bracket_path
+
+    def spy(budgets, workers, deadline):
+        n_open = sum(not b.certified for b in engine.discrepancy_envelope(budgets))
+        n_logged = len(engine.log)
+        bracket(budgets, workers, deadline)
+        envelope = engine.discrepancy_envelope(budgets)
+        after_bracketing.append((envelope, n_open, engine.log[n_logged:]))
+
+    monkeypatch.setattr(engine, "_bracket_path", spy)
+    monkeypatch.setattr(_audit, "BRACKET_SPACING", 3)
+    path = auditor.path(0.3)
+    ((envelope, n_open, bracket_mips),) = after_bracketing
+    assert len(path) > 6 and n_open > 3
+    # One disagreement MIP per 3 open tolerances, the largest first.
+    assert 1 <= len(bracket_mips) <= np.ceil(n_open / 3)
+    assert all(e["mip"].startswith("max_disagreement") for e in bracket_mips)
+    assert envelope[-1].certified
+    # Between the bracketing pass and the ascending pass, every tolerance is
+    # already bounded around the truth.
+    for bounds, row in zip(envelope, path.itertuples(), strict=True):
+        true = truth.discrepancy(z0, err0, row.epsilon)
+        assert bounds.lower - 1e-12 <= true <= bounds.upper + 1e-12
+    # The ascending pass then certifies the rest: the path is still exact.
+    assert path["certified"].all()
+    for row in path.itertuples():
+        assert row.discrepancy == pytest.approx(
+            truth.discrepancy(z0, err0, row.epsilon)
+        )
+
+
+def test_path_without_time_limit_does_not_bracket(monkeypatch):
+    X, y = random_tiny(4, n=10, d=2, levels=4)
+    auditor = MultiplicityAuditor(time_limit=20).fit(X, y)
+
+    def refuse(*args):
+        raise AssertionError("bracketing pass without a total time limit")
+
+    monkeypatch.setattr(auditor._engine, "_bracket_path", refuse)
+    assert auditor.path(0.3)["certified"].all()
+
+
 def test_large_problems_are_announced_and_still_bounded():
     from sklearn_multiplicity import ProblemSizeWarning
     from sklearn_multiplicity import _auditor as auditor_module
