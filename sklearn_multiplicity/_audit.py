@@ -758,7 +758,7 @@ class AuditEngine:
             for lo, up in zip(lower, upper, strict=True)
         ]
 
-    def discrepancy_path(self, budgets, *, deadline=None):
+    def discrepancy_path(self, budgets, *, deadline=None, progress=None):
         """Certify the discrepancy at every one of ``budgets``, smallest first.
 
         Each MIP is warm-started with the best model found at the budgets
@@ -769,16 +769,24 @@ class AuditEngine:
 
         Under a finite ``deadline`` a bracketing pass comes first
         (:meth:`_bracket_path`), so that budgets the ascending pass does not
-        reach in time still get close certified bounds.
+        reach in time still get close certified bounds. ``progress(n_open)``
+        is called with the number of budgets left open after each MIP.
         """
         deadline = deadline or Deadline(None)
         budgets = np.sort(np.asarray(budgets, dtype=float))
         workers = self.n_jobs if self.n_jobs > 1 and not _on_cluster() else 1
-        if math.isfinite(deadline.remaining()):
-            self._bracket_path(budgets, workers, deadline)
-        self._hand_out(workers, self._path_jobs(budgets, deadline), deadline)
 
-    def _bracket_path(self, budgets, workers, deadline):
+        def settled():
+            if progress is not None:
+                envelope = self.discrepancy_envelope(budgets)
+                progress(sum(not bounds.certified for bounds in envelope))
+
+        if math.isfinite(deadline.remaining()):
+            self._bracket_path(budgets, workers, deadline, settled)
+        jobs = self._path_jobs(budgets, deadline, settled)
+        self._hand_out(workers, jobs, deadline)
+
+    def _bracket_path(self, budgets, workers, deadline, settled=None):
         """Short disagreement MIPs at evenly spaced open budgets, largest first.
 
         Each MIP (at most ``BRACKET_SECONDS``) proves an upper bound at its
@@ -799,12 +807,20 @@ class AuditEngine:
         # Evenly spaced from the largest open budget down, which bounds all.
         picks = open_[open_.size - 1 - (np.arange(count) * open_.size) // count]
         share = Deadline(BRACKET_SHARE * deadline.remaining())
-        jobs = self._path_jobs(budgets[picks], share)
+        jobs = self._path_jobs(budgets[picks], share, settled)
         self._hand_out(workers, jobs, share, time_limit=seconds)
 
-    def _path_jobs(self, budgets, deadline):
-        """``next_job`` for :meth:`_hand_out`: the open ``budgets`` in order."""
+    def _path_jobs(self, budgets, deadline, settled=None):
+        """``next_job`` for :meth:`_hand_out`: the open ``budgets`` in order.
+
+        ``settled()`` runs after each of their MIPs has been learnt.
+        """
         tried = np.zeros(budgets.size, dtype=bool)
+
+        def settle(request, result):
+            self._settle_discrepancy(request, result)
+            if settled is not None:
+                settled()
 
         def next_job():
             for i in np.flatnonzero(~tried):
@@ -817,7 +833,7 @@ class AuditEngine:
                 if request.mip is None:
                     self._settle_discrepancy(request, None)
                     continue
-                return request.mip, False, partial(self._settle_discrepancy, request)
+                return request.mip, False, partial(settle, request)
             return None
 
         return next_job

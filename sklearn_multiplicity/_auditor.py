@@ -150,7 +150,8 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         shipped to the cluster through joblib instead, ``n_jobs`` at a time.
     random_state : int or None, default=None
     verbose : int, default=0
-        ``>= 1``: progress bar for flip MIPs; ``> 1``: solver logs.
+        ``>= 1``: progress bars for flip MIPs and the discrepancy MIPs of
+        ``path``; ``> 1``: solver logs.
 
     Attributes
     ----------
@@ -434,12 +435,13 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_time_limit(self.total_time_limit, "total_time_limit")
         return check_epsilon(self.epsilon if eps is None else eps)
 
-    def _progress(self, total, desc):
+    def _progress(self, total, desc, unit="pattern"):
+        """``update(remaining)`` of a progress bar (``verbose >= 1``) or None."""
         if self.verbose < 1 or total == 0:
             return None
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=total, desc=desc, unit="pattern")
+        bar = tqdm(total=total, desc=desc, unit=unit)
 
         def update(remaining):
             bar.n = total - remaining
@@ -728,7 +730,14 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             for i in solved:
                 engine.discrepancy(budgets[i], deadline=deadline)
         else:
-            engine.discrepancy_path(budgets, deadline=deadline)
+            n_open = sum(
+                not bounds.certified for bounds in engine.discrepancy_envelope(budgets)
+            )
+            engine.discrepancy_path(
+                budgets,
+                deadline=deadline,
+                progress=self._progress(n_open, "discrepancy path", "tolerance"),
+            )
         rows = []
         envelope = engine.discrepancy_envelope(budgets)
         for extra, budget, disc in zip(extras, budgets, envelope, strict=True):

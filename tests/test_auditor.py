@@ -1,4 +1,5 @@
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -422,10 +423,10 @@ def test_time_limited_path_brackets_open_tolerances_first(monkeypatch):
     after_bracketing = []
     bracket = engine._bracket_path
 
-    def spy(budgets, workers, deadline):
+    def spy(budgets, workers, deadline, settled):
         n_open = sum(not b.certified for b in engine.discrepancy_envelope(budgets))
         n_logged = len(engine.log)
-        bracket(budgets, workers, deadline)
+        bracket(budgets, workers, deadline, settled)
         envelope = engine.discrepancy_envelope(budgets)
         after_bracketing.append((envelope, n_open, engine.log[n_logged:]))
 
@@ -522,3 +523,15 @@ def test_interrupted_audit_keeps_its_progress_and_resumes():
     assert solved_before >= 2  # min-error plus the MIP solved before Ctrl-C
     auditor._engine.backend = real
     assert auditor.ambiguity_bounds(0.1) == expected  # resumes, same answer
+
+
+def test_verbose_path_shows_progress_of_both_phases(capsys):
+    X, y = random_tiny(4, n=10, d=2, levels=4)
+    auditor = MultiplicityAuditor(time_limit=20, verbose=1).fit(X, y)
+    path = auditor.path(0.3)
+    err = capsys.readouterr().err
+    assert "ambiguity path" in err
+    assert "discrepancy path" in err and "tolerance" in err
+    # The bar ends full: every tolerance certified.
+    done, total = re.findall(r"(\d+)/(\d+)", err.split("discrepancy path")[-1])[-1]
+    assert done == total and 0 < int(total) <= len(path)
