@@ -758,6 +758,11 @@ class AuditEngine:
             for lo, up in zip(lower, upper, strict=True)
         ]
 
+    def open_budgets(self, budgets):
+        """Indices of the ``budgets`` whose discrepancy is not certified yet."""
+        envelope = self.discrepancy_envelope(budgets)
+        return np.flatnonzero([not bounds.certified for bounds in envelope])
+
     def discrepancy_path(self, budgets, *, deadline=None, progress=None):
         """Certify the discrepancy at every one of ``budgets``, smallest first.
 
@@ -778,8 +783,7 @@ class AuditEngine:
 
         def settled():
             if progress is not None:
-                envelope = self.discrepancy_envelope(budgets)
-                progress(sum(not bounds.certified for bounds in envelope))
+                progress(self.open_budgets(budgets).size)
 
         if math.isfinite(deadline.remaining()):
             self._bracket_path(budgets, workers, deadline, settled)
@@ -797,8 +801,7 @@ class AuditEngine:
         percentage points. The pass uses at most ``BRACKET_SHARE`` of the
         remaining time; the ascending pass may then certify these budgets.
         """
-        envelope = self.discrepancy_envelope(budgets)
-        open_ = np.flatnonzero([not bounds.certified for bounds in envelope])
+        open_ = self.open_budgets(budgets)
         seconds = min(BRACKET_SECONDS, self.time_limit or math.inf)
         affordable = int(BRACKET_SHARE * deadline.remaining() * workers // seconds)
         count = min(math.ceil(open_.size / BRACKET_SPACING), affordable)

@@ -730,9 +730,7 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             for i in solved:
                 engine.discrepancy(budgets[i], deadline=deadline)
         else:
-            n_open = sum(
-                not bounds.certified for bounds in engine.discrepancy_envelope(budgets)
-            )
+            n_open = engine.open_budgets(budgets).size
             engine.discrepancy_path(
                 budgets,
                 deadline=deadline,
