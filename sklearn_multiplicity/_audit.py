@@ -805,7 +805,7 @@ class AuditEngine:
         seconds = min(BRACKET_SECONDS, self.time_limit or math.inf)
         affordable = int(BRACKET_SHARE * deadline.remaining() * workers // seconds)
         count = min(math.ceil(open_.size / BRACKET_SPACING), affordable)
-        if count < 1:
+        if count < 2:  # one short MIP would bracket little and repeat work
             return
         # Evenly spaced from the largest open budget down, which bounds all.
         picks = open_[open_.size - 1 - (np.arange(count) * open_.size) // count]
