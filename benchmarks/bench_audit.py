@@ -112,16 +112,22 @@ def main():
     statuses = {}
     for entry in auditor.mip_log_:
         kind = entry["mip"].split("[")[0]
-        key = (kind, entry["status"])
+        key = (kind, entry["solver"], entry["status"])
         count, seconds = statuses.get(key, (0, 0.0))
         statuses[key] = (count + 1, seconds + entry["seconds"])
     print()
     table(
         [
-            {"mip": k[0], "status": k[1], "count": v[0], "solver_s": v[1]}
+            {
+                "mip": k[0],
+                "solver": k[1],
+                "status": k[2],
+                "count": v[0],
+                "solver_s": v[1],
+            }
             for k, v in sorted(statuses.items())
-        ],
-        ["mip", "status", "count", "solver_s"],
+        ],  # fmt: skip
+        ["mip", "solver", "status", "count", "solver_s"],
     )
 
 

@@ -207,6 +207,7 @@ class AuditEngine:
             "objective": result.objective,
             "bound": result.bound,
             "seconds": result.solve_time,
+            "solver": result.solver,
             "message": result.message,
         }
         self.log.append(entry)
@@ -321,6 +322,7 @@ class AuditEngine:
                 "objective": float(proven),
                 "bound": float(proven),
                 "seconds": time.perf_counter() - start,
+                "solver": "linprog-highs",
                 "message": (
                     f"{proven} of {todo.size} patterns proven unflippable by the "
                     f"LP relaxation ({separator.n_lps} LPs so far)"

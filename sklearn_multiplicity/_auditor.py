@@ -171,8 +171,10 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Distinct training patterns in the audit space.
     hypothesis_class_ : str
     mip_log_ : list of dict
-        One entry per solved MIP: name, status, objective, bound, seconds
-        (grows as measures are requested).
+        One entry per solved MIP: name, status, objective, bound, seconds,
+        solver (``"highs"``, ``"scip"``, ``"cpsat"``; ``"linprog-highs"`` for
+        a batch of LP relaxations) and message (grows as measures are
+        requested).
 
     See Also
     --------

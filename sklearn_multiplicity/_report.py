@@ -130,6 +130,7 @@ def summarize_mip_log(log):
                 "objective": _finite_or_none(e.get("objective")),
                 "bound": _finite_or_none(e.get("bound")),
                 "seconds": e.get("seconds"),
+                "solver": e.get("solver"),
                 "message": e.get("message", ""),
             }
             for e in log

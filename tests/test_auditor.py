@@ -535,3 +535,17 @@ def test_verbose_path_shows_progress_of_both_phases(capsys):
     # The bar ends full: every tolerance certified.
     done, total = re.findall(r"(\d+)/(\d+)", err.split("discrepancy path")[-1])[-1]
     assert done == total and 0 < int(total) <= len(path)
+
+
+def test_mip_log_names_the_solver_of_each_mip():
+    X, y = random_tiny(8, n=10, d=2, levels=4)
+    auditor = MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(X, y)
+    auditor.ambiguity_bounds(0.2)
+    auditor.discrepancy_bounds(0.2)
+    solvers = {}
+    for entry in auditor.mip_log_:
+        solvers.setdefault(entry["mip"].split("[")[0], set()).add(entry["solver"])
+    # solver="auto": SCIP for disagreement MIPs, HiGHS for the others.
+    assert solvers.pop("max_disagreement") == {"scip"}
+    for kind, used in solvers.items():
+        assert used == ({"linprog-highs"} if kind == "lp_relaxation" else {"highs"})
