@@ -799,7 +799,7 @@ class AuditEngine:
         budget, which holds at every smaller budget, and its models are lower
         bounds at every larger one; with one every ``BRACKET_SPACING`` open
         budgets, every budget lies between two of them. On COMPAS, 5-second
-        MIPs bracket the discrepancy at eps = 3% and 5% within 0.8 and 0.3
+        MIPs bracket the discrepancy at eps = 3% and 5% within 0.9 and 0.4
         percentage points. The pass uses at most ``BRACKET_SHARE`` of the
         remaining time; the ascending pass may then certify these budgets.
         """
