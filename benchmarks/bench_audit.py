@@ -126,7 +126,7 @@ def main():
                 "solver_s": v[1],
             }
             for k, v in sorted(statuses.items())
-        ],  # fmt: skip
+        ],
         ["mip", "solver", "status", "count", "solver_s"],
     )
 
