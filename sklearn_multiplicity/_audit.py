@@ -734,14 +734,11 @@ class AuditEngine:
         budgets = np.atleast_1d(np.asarray(budgets, dtype=float))
         weights = self.problem.pattern_weight
         total = float(weights.sum())
-        k = self.problem.n_patterns
         lower = np.zeros(budgets.size)
         models = self.pool.models
         if models:
             errors = np.array([m.errors for m in models])
-            shares = np.array(
-                [weights[m.z[:k] != self.baseline].sum() / total for m in models]
-            )
+            shares = np.array([self.disagreement(m, weights) for m in models]) / total
             order = np.argsort(errors, kind="stable")
             best = np.maximum.accumulate(shares[order])
             n_within = np.searchsorted(errors[order], budgets + 1e-9, side="right")
