@@ -562,7 +562,9 @@ class AuditEngine:
         shifts and LP bounds) run: every pattern they prove unflippable at
         ``budget`` keeps its baseline label in the MIP, and the best pooled
         model is its hint. The MIP gets only the identity rows its LP
-        relaxation needs, and that LP's value bounds the discrepancy too.
+        relaxation needs, and that LP's value bounds the discrepancy too. A
+        bound proven at a larger budget (same ``key``) bounds it from the
+        start, and certifies it without a MIP when a pooled model reaches it.
         """
         deadline = deadline or Deadline(None)
         request = self._discrepancy_request(budget, weights, key, deadline)
@@ -594,6 +596,14 @@ class AuditEngine:
         )
         if request.best is not None:
             request.lower = self.disagreement(request.best, weights)
+        request.upper = self.proven_upper(budget, key)[0] * request.total
+        if request.upper < request.lower - 1e-9:
+            # A verified model refutes a bound claimed at a larger budget.
+            request.upper = request.total
+        elif request.best is not None and request.lower >= request.upper - 1e-9:
+            # Certified by monotonicity: no MIP needed.
+            request.answer = self._settle_discrepancy(request, None)
+            return request
         if not deadline.expired():
             request.mip, request.relaxation = self._disagreement_mip(
                 budget, weights, request.best, key
@@ -602,7 +612,7 @@ class AuditEngine:
 
     def _settle_discrepancy(self, request, result):
         """Learn from the MIP's ``result`` (``None``: not solved); cache bounds."""
-        best, lower, upper = request.best, request.lower, request.total
+        best, lower, upper = request.best, request.lower, request.upper
         if result is not None:
             mip = request.mip
             self._record(mip, result)
@@ -744,18 +754,41 @@ class AuditEngine:
             n_within = np.searchsorted(errors[order], budgets + 1e-9, side="right")
             some = n_within > 0
             lower[some] = best[n_within[some] - 1]
-        upper = np.ones(budgets.size)
+        upper = self.proven_upper(budgets)
         for (cached_budget, key), result in self.discrepancies.items():
-            if key != "all":
-                continue
-            below = cached_budget <= budgets + 1e-9
-            lower[below] = np.maximum(lower[below], result.bounds.lower)
-            above = cached_budget >= budgets - 1e-9
-            upper[above] = np.minimum(upper[above], result.bounds.upper)
+            if key == "all":
+                below = cached_budget <= budgets + 1e-9
+                lower[below] = np.maximum(lower[below], result.bounds.lower)
         return [
             Bounds(float(lo), float(max(lo, up)))
             for lo, up in zip(lower, upper, strict=True)
         ]
+
+    def proven_upper(self, budgets, key="all"):
+        """Smallest upper bounds (shares) proven for ``key`` at or above ``budgets``.
+
+        Discrepancy is non-decreasing in the budget, so a bound proven at a
+        larger budget holds at a smaller one too; 1 where nothing is proven.
+
+        Returns
+        -------
+        ndarray of shape (n_budgets,)
+        """
+        budgets = np.atleast_1d(np.asarray(budgets, dtype=float))
+        upper = np.ones(budgets.size)
+        proven = [
+            (cached_budget, result.bounds.upper)
+            for (cached_budget, cached_key), result in self.discrepancies.items()
+            if cached_key == key
+        ]
+        if proven:
+            cached, bounds = np.array(sorted(proven)).T
+            # Smallest bound at each cached budget or above.
+            suffix_min = np.minimum.accumulate(bounds[::-1])[::-1]
+            first = np.searchsorted(cached, budgets - 1e-9, side="left")
+            some = first < cached.size
+            upper[some] = np.minimum(upper[some], suffix_min[first[some]])
+        return upper
 
     def open_budgets(self, budgets):
         """Indices of the ``budgets`` whose discrepancy is not certified yet."""
@@ -853,5 +886,6 @@ class _DiscrepancyRequest:
     answer: DiscrepancyResult = None  # known without a MIP
     best: object = None  # best pooled model within the budget
     lower: float = 0.0
+    upper: float = np.inf  # proven upper bound before the MIP
     mip: object = None
     relaxation: object = None

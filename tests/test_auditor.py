@@ -200,6 +200,23 @@ def test_expired_total_time_gives_honest_bounds():
         assert lo <= truth.discrepancy(z0, err0, eps) + 1e-12 <= hi + 2e-12
 
 
+def test_bound_proven_at_a_larger_tolerance_caps_smaller_ones():
+    X, y = random_tiny(3, n=9, d=2, levels=3)
+    auditor = MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(X, y)
+    truth, z0, err0 = baseline_truth(auditor, X, y)
+    large = 0.25
+    top_lower, top_upper = auditor.discrepancy_bounds(large)
+    assert top_lower == top_upper < 1  # certified, and a real cap
+    n_mips = len(auditor.mip_log_)
+    # No time for MIPs: smaller tolerances get their upper bound from `large`.
+    auditor.set_params(total_time_limit=1e-9)
+    for eps in [0.0, 0.05, 0.1, 0.2]:
+        lo, hi = auditor.discrepancy_bounds(eps)
+        assert lo <= truth.discrepancy(z0, err0, eps) + 1e-12 <= hi + 2e-12
+        assert hi <= top_upper + 1e-12
+    assert len(auditor.mip_log_) == n_mips
+
+
 class NoProofBackend(Backend):
     """A solver that never finds anything: every bound must stay open."""
 
