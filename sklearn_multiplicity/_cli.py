@@ -497,8 +497,9 @@ def _common_options(sub, *, epsilon_help, default_out):
         type=_seconds,
         default=None,
         metavar="S",
-        help="seconds for the whole audit; values still open are reported as "
-        "certified bounds",
+        help="seconds for the whole audit; the values at --epsilon come "
+        "before the path, and values still open are reported as certified "
+        "bounds",
     )
     sub.add_argument(
         "--n-jobs",

@@ -465,6 +465,21 @@ class _Stages:
         return value
 
 
+def _stage_order(steps, total_time_limit):
+    """The order of the exact stages of :func:`run_audit`.
+
+    Without a total time limit the path goes first: its flip MIPs, solved to
+    optimality once, answer ambiguity at every tolerance, ``epsilon``
+    included. Under a total time limit the values at ``epsilon``, which the
+    report leads with, go first and the path (which can use any amount of
+    time) gets what they leave.
+    """
+    order = ["path", "measures", "groups"]
+    if total_time_limit is not None:
+        order = ["measures", "groups", "path"]
+    return [name for name in order if name in steps]
+
+
 def _budget(auditor, eps, n):
     """Largest error count of the level set (unit weights)."""
     return auditor.baseline_errors_ + math.floor(eps * n + 1e-9)
@@ -502,9 +517,10 @@ def run_audit(
     time_limit : float or None, default=60.0
         Seconds per MIP.
     total_time_limit : float or None, default=None
-        Seconds for all MIPs of the audit: fitting, then the path, the
-        measures and the groups each get what is left. MIPs still open when
-        it runs out leave their bounds open, and values are reported as
+        Seconds for all MIPs of the audit. Fitting, then the measures and
+        the groups at ``epsilon``, then the path each get what is left, so
+        the values the report leads with are settled first. MIPs still open
+        when it runs out leave their bounds open, and values are reported as
         bounds (``certified`` false).
     n_jobs : int or None, default=None
     n_models : int, default=100
@@ -539,19 +555,22 @@ def run_audit(
         epsilon = suggestion.epsilon
         auditor.set_params(epsilon=epsilon)
     top = epsilon if max_epsilon is None else max(max_epsilon, epsilon)
-    path = stages.run("path", lambda: auditor.path(top))
-    bounds = stages.run(
-        "measures",
-        lambda: {
+    steps = {
+        "path": lambda: auditor.path(top),
+        "measures": lambda: {
             "ambiguity": auditor.ambiguity_bounds(epsilon),
             "discrepancy": auditor.discrepancy_bounds(epsilon),
             "evidence": auditor.evidence(epsilon),
             "model": auditor.discrepancy_model(epsilon),
         },
-    )
-    frame = None
+    }
     if groups is not None:
-        frame = stages.run("groups", lambda: auditor.by_group(epsilon))
+        steps["groups"] = lambda: auditor.by_group(epsilon)
+    done = {
+        name: stages.run(name, steps[name])
+        for name in _stage_order(steps, total_time_limit)
+    }
+    path, bounds, frame = done["path"], done["measures"], done.get("groups")
     sampling = stages.run(
         "sampling",
         lambda: SamplingAuditor.from_auditor(

@@ -168,6 +168,39 @@ def test_time_limited_audit_reports_bounds(csv, tmp_path, capsys):
     assert "bounds (time limit)" in out
 
 
+def test_total_time_limit_settles_values_at_epsilon_before_the_path(
+    csv, tmp_path, capsys
+):
+    reports = {}
+    for name, limit in [("unlimited", []), ("limited", ["--total-time-limit", "600"])]:
+        out_dir = tmp_path / name
+        code, _, err = run(
+            capsys,
+            "audit", csv, "--target", "outcome", "--groups", "group",
+            "--epsilon", "0.05", "--max-epsilon", "0.1", "--out", out_dir,
+            *limit, *FAST,
+        )  # fmt: skip
+        assert code == 0, err
+        reports[name] = json.loads((out_dir / "report.json").read_text())
+    stages = {name: list(r["timings"]) for name, r in reports.items()}
+    assert stages["unlimited"][1:4] == ["path", "measures", "groups"]
+    assert stages["limited"][1:4] == ["measures", "groups", "path"]
+    unlimited, limited = reports["unlimited"], reports["limited"]
+    # Time was ample: the order changes nothing certified.
+    assert limited["certified"] and unlimited["certified"]
+    for measure in ("ambiguity", "discrepancy"):
+        for side in ("lower", "upper"):
+            assert limited[measure][side] == pytest.approx(unlimited[measure][side])
+    for key in ("groups", "path"):
+        assert len(limited[key]) == len(unlimited[key]) > 0
+        for ours, theirs in zip(limited[key], unlimited[key], strict=True):
+            bounds = [k for k in theirs if k.endswith(("_lower", "_upper"))]
+            assert len(bounds) == 4
+            assert [ours[k] for k in bounds] == pytest.approx(
+                [theirs[k] for k in bounds]
+            )
+
+
 @pytest.mark.parametrize(
     "content, argv, message",
     [
