@@ -450,7 +450,10 @@ def _compact(frame, measures, per_group=False):
 
 # -------------------------------------------------------------------- run
 class _Stages:
-    """Times the steps of an audit and hands each the rest of the total budget."""
+    """Times the steps of an audit and hands each the rest of the total budget.
+
+    A step run twice adds up its times.
+    """
 
     def __init__(self, auditor, total_time_limit):
         self.auditor = auditor
@@ -461,7 +464,8 @@ class _Stages:
         self.auditor.set_params(total_time_limit=self.clock.remaining())
         start = time.perf_counter()
         value = func()
-        self.timings[name] = time.perf_counter() - start
+        elapsed = time.perf_counter() - start
+        self.timings[name] = self.timings.get(name, 0.0) + elapsed
         return value
 
 
@@ -570,6 +574,12 @@ def run_audit(
         name: stages.run(name, steps[name])
         for name in _stage_order(steps, total_time_limit)
     }
+    if total_time_limit is not None:
+        # The path may have tightened values at epsilon (its MIPs and bounds
+        # at larger tolerances): read them again, from what is now cached.
+        for name in ("measures", "groups"):
+            if name in steps:
+                done[name] = stages.run(name, steps[name])
     path, bounds, frame = done["path"], done["measures"], done.get("groups")
     sampling = stages.run(
         "sampling",

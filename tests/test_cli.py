@@ -7,7 +7,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sklearn_multiplicity._cli import main
+from sklearn_multiplicity import MultiplicityAuditor
+from sklearn_multiplicity import _auditor as auditor_module
+from sklearn_multiplicity._cli import load_audit_data, main
+from sklearn_multiplicity._report import run_audit
+from sklearn_multiplicity.backends import Backend, get_backend
+from sklearn_multiplicity.backends._base import SolverError
 
 matplotlib.use("Agg")
 
@@ -199,6 +204,59 @@ def test_total_time_limit_settles_values_at_epsilon_before_the_path(
             assert [ours[k] for k in bounds] == pytest.approx(
                 [theirs[k] for k in bounds]
             )
+
+
+class FailingDisagreementMIPs(Backend):
+    """The real solver, but disagreement MIPs fail while ``failing`` is set."""
+
+    name = "failing-disagreement"
+    failing = True
+    failures = 0
+
+    def __init__(self, real, **kwargs):
+        super().__init__(**kwargs)
+        self.real = real
+
+    def _solve(self, mip, *, first_solution=False):
+        if mip.kind == "disagreement" and FailingDisagreementMIPs.failing:
+            FailingDisagreementMIPs.failures += 1
+            raise SolverError("injected failure")
+        self.real.time_limit = self.time_limit
+        return self.real._solve(mip, first_solution=first_solution)
+
+
+def test_report_reads_values_at_epsilon_after_the_path(csv, monkeypatch):
+    # Under a total time limit the measures at epsilon run before the path.
+    # Their discrepancy MIPs fail here; the path's MIP at the same tolerance
+    # then certifies it, and the report must show that, not the stale bounds.
+    X, y, _, _ = load_audit_data(csv, "outcome", None)
+    monkeypatch.setattr(FailingDisagreementMIPs, "failing", True)
+    monkeypatch.setattr(FailingDisagreementMIPs, "failures", 0)
+    monkeypatch.setattr(
+        auditor_module,
+        "get_backend",
+        lambda *args, **kwargs: FailingDisagreementMIPs(get_backend(*args, **kwargs)),
+    )
+    before_path = []
+    original_path = MultiplicityAuditor.path
+
+    def spy_path(self, *args, **kwargs):
+        engine = self._engine  # read what is known, without solving
+        before_path.append(engine.discrepancy_envelope([engine.budget(0.1)])[0])
+        FailingDisagreementMIPs.failing = False
+        return original_path(self, *args, **kwargs)
+
+    monkeypatch.setattr(MultiplicityAuditor, "path", spy_path)
+    report = run_audit(
+        X, y, epsilon=0.1, max_epsilon=0.15, total_time_limit=600, n_models=5
+    )
+    assert FailingDisagreementMIPs.failures > 0
+    (stale,) = before_path
+    assert stale.lower < stale.upper
+    lower, upper = report.bounds["discrepancy"]
+    row = report.path.loc[report.path["epsilon"] <= 0.1].iloc[-1]
+    assert row["discrepancy_lower"] == row["discrepancy_upper"]
+    assert lower == upper == pytest.approx(row["discrepancy"])
 
 
 @pytest.mark.parametrize(
