@@ -470,17 +470,18 @@ class _Stages:
 
 
 def _stage_order(steps, total_time_limit):
-    """The order of the exact stages of :func:`run_audit`.
+    """The order of the exact stages of :func:`run_audit` (last run wins).
 
     Without a total time limit the path goes first: its flip MIPs, solved to
     optimality once, answer ambiguity at every tolerance, ``epsilon``
     included. Under a total time limit the values at ``epsilon``, which the
     report leads with, go first and the path (which can use any amount of
-    time) gets what they leave.
+    time) gets what they leave; they are then read again, from what is now
+    cached, since the path may have tightened them.
     """
     order = ["path", "measures", "groups"]
     if total_time_limit is not None:
-        order = ["measures", "groups", "path"]
+        order = ["measures", "groups", "path", "measures", "groups"]
     return [name for name in order if name in steps]
 
 
@@ -570,16 +571,9 @@ def run_audit(
     }
     if groups is not None:
         steps["groups"] = lambda: auditor.by_group(epsilon)
-    done = {
-        name: stages.run(name, steps[name])
-        for name in _stage_order(steps, total_time_limit)
-    }
-    if total_time_limit is not None:
-        # The path may have tightened values at epsilon (its MIPs and bounds
-        # at larger tolerances): read them again, from what is now cached.
-        for name in ("measures", "groups"):
-            if name in steps:
-                done[name] = stages.run(name, steps[name])
+    done = {}
+    for name in _stage_order(steps, total_time_limit):
+        done[name] = stages.run(name, steps[name])
     path, bounds, frame = done["path"], done["measures"], done.get("groups")
     sampling = stages.run(
         "sampling",
