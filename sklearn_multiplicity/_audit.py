@@ -13,97 +13,38 @@ It holds everything certified so far, so that no MIP is solved twice:
 - the LP relaxation bound of every ``E*_u`` computed so far, and the
   identity rows that LP needed: every MIP is solved with just the identity
   rows of its own LP relaxation (:mod:`._relaxation`).
+
+Ambiguity (flip MIPs) lives here; discrepancy (disagreement MIPs, paths of
+budgets) in :mod:`._discrepancy`; running MIPs in parallel under a deadline
+in :mod:`._scheduling`.
 """
 
 import copy
 import logging
 import math
 import time
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 import numpy as np
-from joblib import Parallel, delayed
-from joblib.parallel import get_active_backend
 
 from . import _formulations
+from ._bounds import Bounds
+from ._discrepancy import DiscrepancyMixin
 from ._heuristics import heuristic_flip_models, pulled_directions
 from ._mip import ERROR, INFEASIBLE
 from ._models import ModelPool, in_class, verify
 from ._problem import error_budget
 from ._relaxation import IdentitySeparator
+from ._scheduling import Deadline, hand_out, on_cluster, solve_all
 
 logger = logging.getLogger("sklearn_multiplicity")
 
 #: How undecided patterns are settled at one budget (see ``certify_flips``).
 STRATEGIES = ("each", "batch")
 
-#: Time-limited discrepancy paths first bracket every ``BRACKET_SPACING``-th
-#: open budget with a disagreement MIP of at most ``BRACKET_SECONDS``, using
-#: at most ``BRACKET_SHARE`` of the remaining time (see ``discrepancy_path``).
-BRACKET_SPACING = 10
-BRACKET_SECONDS = 5.0
-BRACKET_SHARE = 0.2
 
-
-@dataclass
-class Bounds:
-    """A certified interval ``lower <= value <= upper`` (shares in [0, 1])."""
-
-    lower: float
-    upper: float
-
-    @property
-    def certified(self):
-        return self.upper - self.lower <= 1e-12
-
-
-@dataclass
-class DiscrepancyResult:
-    bounds: Bounds
-    model: object  # CanonicalModel realising ``bounds.lower`` (or None)
-
-
-class Deadline:
-    """Wall-clock budget shared by the MIPs of one request."""
-
-    def __init__(self, seconds):
-        self.end = None if seconds is None else time.perf_counter() + seconds
-
-    def remaining(self):
-        return math.inf if self.end is None else self.end - time.perf_counter()
-
-    def expired(self):
-        return self.remaining() <= 0
-
-    def limit(self, per_mip):
-        """Time limit for the next MIP (``None``: unlimited)."""
-        left = self.remaining()
-        candidates = [t for t in (per_mip, left) if t is not None and math.isfinite(t)]
-        return max(min(candidates), 1e-3) if candidates else None
-
-
-def _solve(backend, mip, first_solution):
-    return backend.solve(mip, first_solution=first_solution)
-
-
-def _on_cluster():
-    """Whether the user chose a distributed joblib backend (dask, ray, ...).
-
-    On one machine MIPs run in threads; inside ``joblib.parallel_config``
-    with another backend they are shipped through joblib instead.
-    """
-    backend, _ = get_active_backend()
-    return type(backend).__name__ not in (
-        "LokyBackend",
-        "ThreadingBackend",
-        "SequentialBackend",
-        "MultiprocessingBackend",
-    )
-
-
-class AuditEngine:
+class AuditEngine(DiscrepancyMixin):
     """Ambiguity and discrepancy around baseline predictions ``baseline``.
 
     Parameters
@@ -361,19 +302,7 @@ class AuditEngine:
     def _solve_all(self, mips, deadline, first_solution):
         threads = 1 if self.n_jobs > 1 else None
         backends = [self._backend(deadline, threads=threads) for _ in mips]
-        if self.n_jobs > 1 and len(mips) > 1:
-            if _on_cluster():
-                return Parallel(n_jobs=self.n_jobs)(
-                    delayed(_solve)(b, m, first_solution)
-                    for b, m in zip(backends, mips, strict=True)
-                )
-            with ThreadPoolExecutor(max_workers=self.n_jobs) as pool:
-                return list(
-                    pool.map(_solve, backends, mips, [first_solution] * len(mips))
-                )
-        return [
-            _solve(b, m, first_solution) for b, m in zip(backends, mips, strict=True)
-        ]
+        return solve_all(backends, mips, first_solution, self.n_jobs)
 
     def _certify_in_batches(self, budget, deadline, progress):
         while not deadline.expired():
@@ -455,7 +384,7 @@ class AuditEngine:
             if progress is not None:
                 progress(len(self.undetermined(budget, exact=exact)))
 
-        if self.n_jobs > 1 and _on_cluster():
+        if self.n_jobs > 1 and on_cluster():
             # Rounds of n_jobs MIPs shipped through joblib.
             while not deadline.expired():
                 batch = []
@@ -484,33 +413,12 @@ class AuditEngine:
         self._hand_out(max(1, self.n_jobs), next_job, deadline)
 
     def _hand_out(self, workers, next_job, deadline, time_limit=None):
-        """Solve MIPs ``workers`` at a time in threads, one handed out per finish.
+        """Solve the MIPs of ``next_job`` with :func:`~._scheduling.hand_out`.
 
-        ``next_job()`` returns ``(mip, first_solution, learn)`` or ``None``
-        when nothing is left; ``learn(result)`` runs in this thread before the
-        next job is chosen, so each choice sees every result so far. With
-        several workers each solve gets one solver thread. ``time_limit``
-        overrides the engine's seconds per MIP.
+        ``time_limit`` overrides the engine's seconds per MIP.
         """
-        threads = 1 if workers > 1 else None
-        pool = ThreadPoolExecutor(max_workers=workers)
-        running = {}
-        try:
-            while True:
-                while len(running) < workers and not deadline.expired():
-                    job = next_job()
-                    if job is None:
-                        break
-                    mip, first_solution, learn = job
-                    backend = self._backend(deadline, threads, time_limit)
-                    running[pool.submit(_solve, backend, mip, first_solution)] = learn
-                if not running:
-                    break
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
-                for future in done:
-                    running.pop(future)(future.result())
-        finally:
-            pool.shutdown(wait=not running, cancel_futures=True)
+        backend = partial(self._backend, deadline, time_limit=time_limit)
+        hand_out(workers, next_job, deadline, lambda threads: backend(threads))
 
     def _heuristic_flips(self, budget, pulled=False, extra_directions=()):
         """Threshold shifts of known directions (and, with ``pulled``, of
@@ -551,125 +459,6 @@ class AuditEngine:
         return backend
 
     # -- discrepancy ---------------------------------------------------------
-    def disagreement(self, model, weights):
-        k = self.problem.n_patterns
-        return float(weights[model.z[:k] != self.baseline].sum())
-
-    def discrepancy(self, budget, *, weights=None, key="all", deadline=None):
-        """Bounds on the largest weighted share flipped within ``budget``.
-
-        Before the MIP, the cheap steps of :meth:`certify_flips` (threshold
-        shifts and LP bounds) run: every pattern they prove unflippable at
-        ``budget`` keeps its baseline label in the MIP, and the best pooled
-        model is its hint. The MIP gets only the identity rows its LP
-        relaxation needs, and that LP's value bounds the discrepancy too. A
-        bound proven at a larger budget (same ``key``) bounds it from the
-        start, and certifies it without a MIP when a pooled model reaches it.
-        """
-        deadline = deadline or Deadline(None)
-        request = self._discrepancy_request(budget, weights, key, deadline)
-        if request.answer is not None:
-            return request.answer
-        result = None
-        if request.mip is not None:
-            result = self._backend(deadline).solve(request.mip)
-        return self._settle_discrepancy(request, result)
-
-    def _discrepancy_request(self, budget, weights, key, deadline):
-        """Everything :meth:`discrepancy` does before solving its MIP."""
-        weights = self.problem.pattern_weight if weights is None else weights
-        request = _DiscrepancyRequest(budget, key, weights, float(weights.sum()))
-        request.cached = self.discrepancies.get((round(budget, 9), key))
-        if request.cached is not None and request.cached.bounds.certified:
-            request.answer = request.cached
-            return request
-        if request.total <= 0:
-            request.answer = DiscrepancyResult(Bounds(0.0, 0.0), None)
-            return request
-        if not deadline.expired():
-            self._heuristic_flips(budget, pulled=True)
-            self._screen(budget, False, deadline)
-        request.best = max(
-            self.pool.within(budget),
-            key=lambda m: self.disagreement(m, weights),
-            default=None,
-        )
-        if request.best is not None:
-            request.lower = self.disagreement(request.best, weights)
-        request.upper = self.proven_upper(budget, key)[0] * request.total
-        if request.upper < request.lower - 1e-9:
-            # A verified model refutes a bound claimed at a larger budget.
-            request.upper = request.total
-        elif request.best is not None and request.lower >= request.upper - 1e-9:
-            # Certified by monotonicity: no MIP needed.
-            request.answer = self._settle_discrepancy(request, None)
-            return request
-        if not deadline.expired():
-            request.mip, request.relaxation = self._disagreement_mip(
-                budget, weights, request.best, key
-            )
-        return request
-
-    def _settle_discrepancy(self, request, result):
-        """Learn from the MIP's ``result`` (``None``: not solved); cache bounds."""
-        best, lower, upper = request.best, request.lower, request.upper
-        if result is not None:
-            mip = request.mip
-            self._record(mip, result)
-            if result.has_solution:
-                w, b, _ = self.enc.decode(result.x)
-                found = self.add_model(verify(self.enc, w, b, source=mip.name))
-                if found is not None and found.errors <= request.budget + 1e-9:
-                    value = self.disagreement(found, request.weights)
-                    if value > lower:
-                        best, lower = found, value
-            claimed = result.bound if result.status != ERROR else np.inf
-            if result.status == INFEASIBLE:
-                claimed = 0.0  # no model of the class within the budget
-            if request.relaxation is not None:  # the LP bounds it too
-                claimed = min(claimed, request.relaxation.bound)
-            if best is not None and claimed < lower - 1e-9:
-                # A verified model within the budget refutes the claim.
-                logger.warning(
-                    "%s: the solver's bound %s is refuted by a verified model "
-                    "with disagreement %s; bound discarded",
-                    mip.name,
-                    claimed,
-                    lower,
-                )
-                self.log[-1]["status"] = ERROR
-                self.log[-1]["message"] += " (bound refuted by a verified model)"
-            elif np.isfinite(claimed):
-                upper = min(upper, claimed)
-        upper = max(upper, lower)
-        total, cached = request.total, request.cached
-        if cached is not None:
-            lower = max(lower, cached.bounds.lower * total)
-            upper = min(upper, cached.bounds.upper * total)
-        out = DiscrepancyResult(Bounds(lower / total, upper / total), best)
-        self.discrepancies[(round(request.budget, 9), request.key)] = out
-        return out
-
-    def _disagreement_mip(self, budget, weights, best, key):
-        hint = None if best is None else self.enc.hint_from((best.w, best.b))
-        extended = np.zeros(self.enc.X.shape[0])
-        extended[: self.problem.n_patterns] = weights
-        mip = _formulations.max_disagreement(
-            self.enc,
-            self._extended_baseline(),
-            budget,
-            weights=extended,
-            hint=hint,
-            name=f"max_disagreement[{key}, budget {budget:g}]",
-        )
-        # No model within the budget flips a pattern proven unflippable.
-        fixed = np.flatnonzero(self.flip_lower > budget + 1e-9)
-        if fixed.size:
-            columns = self.enc.z_offset + fixed
-            mip.var_lower = mip.var_lower.copy()
-            mip.var_upper = mip.var_upper.copy()
-            mip.var_lower[columns] = mip.var_upper[columns] = self.baseline[fixed]
-        return self._small(mip)
 
     # -- new people ----------------------------------------------------------
     def flip_new_patterns(self, patterns, baseline_new, budget, cuts, *, deadline=None):
@@ -729,163 +518,3 @@ class AuditEngine:
             if not decided[index] and result.status != INFEASIBLE:
                 undecided[index] = True
         return decided, undecided & ~decided
-
-    def discrepancy_envelope(self, budgets):
-        """Discrepancy bounds at each of ``budgets`` from every result so far.
-
-        Discrepancy is non-decreasing in the budget: a pooled model within a
-        budget bounds it from below, a bound proven at a larger budget from
-        above.
-
-        Returns
-        -------
-        list of Bounds
-        """
-        budgets = np.atleast_1d(np.asarray(budgets, dtype=float))
-        weights = self.problem.pattern_weight
-        total = float(weights.sum())
-        lower = np.zeros(budgets.size)
-        models = self.pool.models
-        if models:
-            errors = np.array([m.errors for m in models])
-            shares = np.array([self.disagreement(m, weights) for m in models]) / total
-            order = np.argsort(errors, kind="stable")
-            best = np.maximum.accumulate(shares[order])
-            n_within = np.searchsorted(errors[order], budgets + 1e-9, side="right")
-            some = n_within > 0
-            lower[some] = best[n_within[some] - 1]
-        upper = self.proven_upper(budgets)
-        for (cached_budget, key), result in self.discrepancies.items():
-            if key == "all":
-                below = cached_budget <= budgets + 1e-9
-                lower[below] = np.maximum(lower[below], result.bounds.lower)
-        return [
-            Bounds(float(lo), float(max(lo, up)))
-            for lo, up in zip(lower, upper, strict=True)
-        ]
-
-    def proven_upper(self, budgets, key="all"):
-        """Smallest upper bounds (shares) proven for ``key`` at or above ``budgets``.
-
-        Discrepancy is non-decreasing in the budget, so a bound proven at a
-        larger budget holds at a smaller one too; 1 where nothing is proven.
-
-        Returns
-        -------
-        ndarray of shape (n_budgets,)
-        """
-        budgets = np.atleast_1d(np.asarray(budgets, dtype=float))
-        upper = np.ones(budgets.size)
-        proven = [
-            (cached_budget, result.bounds.upper)
-            for (cached_budget, cached_key), result in self.discrepancies.items()
-            if cached_key == key
-        ]
-        if proven:
-            cached, bounds = np.array(sorted(proven)).T
-            # Smallest bound at each cached budget or above.
-            suffix_min = np.minimum.accumulate(bounds[::-1])[::-1]
-            first = np.searchsorted(cached, budgets - 1e-9, side="left")
-            some = first < cached.size
-            upper[some] = np.minimum(upper[some], suffix_min[first[some]])
-        return upper
-
-    def open_budgets(self, budgets):
-        """Indices of the ``budgets`` whose discrepancy is not certified yet."""
-        envelope = self.discrepancy_envelope(budgets)
-        return np.flatnonzero([not bounds.certified for bounds in envelope])
-
-    def discrepancy_path(self, budgets, *, deadline=None, progress=None):
-        """Certify the discrepancy at every one of ``budgets``, smallest first.
-
-        Each MIP is warm-started with the best model found at the budgets
-        below it; budgets that earlier results already certify (discrepancy
-        is non-decreasing in the budget) get no MIP. With ``n_jobs > 1``,
-        ``n_jobs`` MIPs of consecutive budgets run at once in threads, one
-        solver thread each.
-
-        Under a finite ``deadline`` a bracketing pass comes first
-        (:meth:`_bracket_path`), so that budgets the ascending pass does not
-        reach in time still get close certified bounds. ``progress(n_open)``
-        is called with the number of budgets left open after each MIP.
-        """
-        deadline = deadline or Deadline(None)
-        budgets = np.sort(np.asarray(budgets, dtype=float))
-        workers = self.n_jobs if self.n_jobs > 1 and not _on_cluster() else 1
-
-        def settled():
-            if progress is not None:
-                progress(self.open_budgets(budgets).size)
-
-        if math.isfinite(deadline.remaining()):
-            self._bracket_path(budgets, workers, deadline, settled)
-        jobs = self._path_jobs(budgets, deadline, settled)
-        self._hand_out(workers, jobs, deadline)
-
-    def _bracket_path(self, budgets, workers, deadline, settled=None):
-        """Short disagreement MIPs at evenly spaced open budgets, largest first.
-
-        Each MIP (at most ``BRACKET_SECONDS``) proves an upper bound at its
-        budget, which holds at every smaller budget, and its models are lower
-        bounds at every larger one; with one every ``BRACKET_SPACING`` open
-        budgets, every budget lies between two of them. On COMPAS, 5-second
-        MIPs bracket the discrepancy at eps = 3% and 5% within 0.9 and 0.4
-        percentage points. The pass uses at most ``BRACKET_SHARE`` of the
-        remaining time; the ascending pass may then certify these budgets.
-        """
-        open_ = self.open_budgets(budgets)
-        seconds = min(BRACKET_SECONDS, self.time_limit or math.inf)
-        affordable = int(BRACKET_SHARE * deadline.remaining() * workers // seconds)
-        count = min(math.ceil(open_.size / BRACKET_SPACING), affordable)
-        if count < 2:  # one short MIP would bracket little and repeat work
-            return
-        # Evenly spaced from the largest open budget down, which bounds all.
-        picks = open_[open_.size - 1 - (np.arange(count) * open_.size) // count]
-        share = Deadline(BRACKET_SHARE * deadline.remaining())
-        jobs = self._path_jobs(budgets[picks], share, settled)
-        self._hand_out(workers, jobs, share, time_limit=seconds)
-
-    def _path_jobs(self, budgets, deadline, settled=None):
-        """``next_job`` for :meth:`_hand_out`: the open ``budgets`` in order.
-
-        ``settled()`` runs after each of their MIPs has been learnt.
-        """
-        tried = np.zeros(budgets.size, dtype=bool)
-
-        def settle(request, result):
-            self._settle_discrepancy(request, result)
-            if settled is not None:
-                settled()
-
-        def next_job():
-            for i in np.flatnonzero(~tried):
-                tried[i] = True
-                if self.discrepancy_envelope(budgets[i : i + 1])[0].certified:
-                    continue
-                request = self._discrepancy_request(budgets[i], None, "all", deadline)
-                if request.answer is not None:
-                    continue
-                if request.mip is None:
-                    self._settle_discrepancy(request, None)
-                    continue
-                return request.mip, False, partial(settle, request)
-            return None
-
-        return next_job
-
-
-@dataclass
-class _DiscrepancyRequest:
-    """One discrepancy question, between preparing and settling its MIP."""
-
-    budget: float
-    key: str
-    weights: np.ndarray
-    total: float
-    cached: DiscrepancyResult = None
-    answer: DiscrepancyResult = None  # known without a MIP
-    best: object = None  # best pooled model within the budget
-    lower: float = 0.0
-    upper: float = np.inf  # proven upper bound before the MIP
-    mip: object = None
-    relaxation: object = None

@@ -11,7 +11,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from . import _formulations
-from ._audit import AuditEngine, Deadline
+from ._audit import AuditEngine
 from ._baseline import fit_baseline
 from ._classifier import ZeroOneLinearClassifier, solve_min_error
 from ._frame import frame_from_rows
@@ -19,6 +19,7 @@ from ._hypothesis import make_hypothesis_class
 from ._models import constant_models, logistic_model, verify
 from ._problem import PatternProblem
 from ._relaxation import IdentitySeparator
+from ._scheduling import Deadline
 from ._validation import (
     check_binary_target,
     check_epsilon,

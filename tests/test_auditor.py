@@ -429,7 +429,7 @@ def test_path_with_fewer_discrepancy_mips_brackets_the_truth():
 
 
 def test_time_limited_path_brackets_open_tolerances_first(monkeypatch):
-    from sklearn_multiplicity import _audit
+    from sklearn_multiplicity import _discrepancy
 
     X, y = random_tiny(41, n=30, d=2, levels=4, noise=0.3)
     auditor = MultiplicityAuditor(
@@ -448,7 +448,7 @@ def test_time_limited_path_brackets_open_tolerances_first(monkeypatch):
         after_bracketing.append((envelope, n_open, engine.log[n_logged:]))
 
     monkeypatch.setattr(engine, "_bracket_path", spy)
-    monkeypatch.setattr(_audit, "BRACKET_SPACING", 3)
+    monkeypatch.setattr(_discrepancy, "BRACKET_SPACING", 3)
     path = auditor.path(0.3)
     ((envelope, n_open, bracket_mips),) = after_bracketing
     assert len(path) > 6 and n_open > 3

@@ -1,0 +1,100 @@
+"""Solving many MIPs at once under one wall-clock deadline.
+
+The solvers release the GIL, so on one machine MIPs run in threads with one
+solver thread each; inside a distributed joblib backend (dask, ray, ...)
+they are shipped through joblib instead.
+"""
+
+import math
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+from joblib import Parallel, delayed
+from joblib.parallel import get_active_backend
+
+
+class Deadline:
+    """Wall-clock budget shared by the MIPs of one request."""
+
+    def __init__(self, seconds):
+        self.end = None if seconds is None else time.perf_counter() + seconds
+
+    def remaining(self):
+        return math.inf if self.end is None else self.end - time.perf_counter()
+
+    def expired(self):
+        return self.remaining() <= 0
+
+    def limit(self, per_mip):
+        """Time limit for the next MIP (``None``: unlimited)."""
+        left = self.remaining()
+        candidates = [t for t in (per_mip, left) if t is not None and math.isfinite(t)]
+        return max(min(candidates), 1e-3) if candidates else None
+
+
+def solve(backend, mip, first_solution):
+    return backend.solve(mip, first_solution=first_solution)
+
+
+def on_cluster():
+    """Whether the user chose a distributed joblib backend (dask, ray, ...).
+
+    On one machine MIPs run in threads; inside ``joblib.parallel_config``
+    with another backend they are shipped through joblib instead.
+    """
+    backend, _ = get_active_backend()
+    return type(backend).__name__ not in (
+        "LokyBackend",
+        "ThreadingBackend",
+        "SequentialBackend",
+        "MultiprocessingBackend",
+    )
+
+
+def solve_all(backends, mips, first_solution, n_jobs):
+    """Solve ``mips[i]`` with ``backends[i]``, ``n_jobs`` at a time.
+
+    Returns
+    -------
+    list of MIPResult, in the order of ``mips``
+    """
+    if n_jobs > 1 and len(mips) > 1:
+        if on_cluster():
+            return Parallel(n_jobs=n_jobs)(
+                delayed(solve)(b, m, first_solution)
+                for b, m in zip(backends, mips, strict=True)
+            )
+        with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+            return list(pool.map(solve, backends, mips, [first_solution] * len(mips)))
+    return [solve(b, m, first_solution) for b, m in zip(backends, mips, strict=True)]
+
+
+def hand_out(workers, next_job, deadline, make_backend):
+    """Solve MIPs ``workers`` at a time in threads, one handed out per finish.
+
+    ``next_job()`` returns ``(mip, first_solution, learn)`` or ``None``
+    when nothing is left; ``learn(result)`` runs in this thread before the
+    next job is chosen, so each choice sees every result so far.
+    ``make_backend(threads)`` returns the backend of one solve: with several
+    workers each solve gets one solver thread (``threads=1``), alone it gets
+    the solver's default (``threads=None``).
+    """
+    threads = 1 if workers > 1 else None
+    pool = ThreadPoolExecutor(max_workers=workers)
+    running = {}
+    try:
+        while True:
+            while len(running) < workers and not deadline.expired():
+                job = next_job()
+                if job is None:
+                    break
+                mip, first_solution, learn = job
+                backend = make_backend(threads)
+                running[pool.submit(solve, backend, mip, first_solution)] = learn
+            if not running:
+                break
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                running.pop(future)(future.result())
+    finally:
+        pool.shutdown(wait=not running, cancel_futures=True)
