@@ -1,9 +1,7 @@
 """Run a complete audit and write it as JSON, CSV, PNG and one HTML page."""
 
-import base64
 import collections
 import dataclasses
-import html
 import importlib.metadata
 import json
 import math
@@ -18,6 +16,7 @@ from sklearn.pipeline import Pipeline
 
 from ._auditor import MultiplicityAuditor
 from ._epsilon import suggest_epsilon
+from ._report_html import render_html, write_plots
 from ._sampling import SamplingAuditor
 
 SAMPLING_LABEL = "sampling (lower estimate)"
@@ -411,12 +410,12 @@ class AuditReport:
         self.people().to_csv(out / "people.csv")
         self.models().to_csv(out / "models.csv")
         written += [out / "people.csv", out / "models.csv"]
-        images = _write_plots(self, out)
+        images = write_plots(self, out)
         written += list(images.values())
         report = self.to_dict()
         report["files"] = [p.name for p in written] + ["report.json", "report.html"]
         (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
-        (out / "report.html").write_text(_html(self, report, images))
+        (out / "report.html").write_text(render_html(self, report, images))
         return [*written, out / "report.json", out / "report.html"]
 
 
@@ -627,143 +626,3 @@ def _suggest(auditor, X, y, random_state):
         method="bootstrap",
         random_state=random_state,
     )
-
-
-# -------------------------------------------------------------------- files
-def _write_plots(report, out):
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:
-        return {}
-    from ._plotting import GroupAmbiguityDisplay, MultiplicityPathDisplay
-
-    images = {}
-    fig = Figure(figsize=(7, 4.5))
-    MultiplicityPathDisplay(report.path, report.sampling_path).plot(
-        ax=fig.add_subplot()
-    )
-    images["path"] = out / "path.png"
-    fig.savefig(images["path"], dpi=100, bbox_inches="tight")
-    if report.frame is not None:
-        fig = Figure(figsize=(7, 4.5))
-        GroupAmbiguityDisplay(
-            report.frame.by_group,
-            float(report.frame.overall["ambiguity"]),
-            report.epsilon,
-        ).plot(ax=fig.add_subplot())
-        images["groups"] = out / "groups.png"
-        fig.savefig(images["groups"], dpi=100, bbox_inches="tight")
-    return images
-
-
-def _img(path):
-    data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
-    return f'<img alt="{html.escape(path.stem)}" src="data:image/png;base64,{data}">'
-
-
-def _table(frame, index=True):
-    return frame.to_html(
-        index=index, float_format=lambda x: f"{x:.4f}", border=0, classes="t"
-    )
-
-
-def _kv_table(mapping):
-    rows = "".join(
-        f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
-        for k, v in mapping.items()
-    )
-    return f'<table class="t">{rows}</table>'
-
-
-_STYLE = """
-body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em}
-table.t{border-collapse:collapse;margin:.5em 0}
-table.t th,table.t td{border:1px solid #ccc;padding:.2em .6em;text-align:right}
-.warn{color:#a40} img{max-width:100%}
-"""
-
-
-def _html(report, data, images):
-    esc = html.escape
-    base = data["baseline"]
-    low, high = base["min_error"]["lower"], base["min_error"]["upper"]
-    certified = (
-        "All values are certified."
-        if data["certified"]
-        else '<span class="warn">A time limit stopped some MIPs: values are '
-        "certified lower bounds, with upper bounds alongside.</span>"
-    )
-    parts = [
-        "<!DOCTYPE html><html><head><meta charset='utf-8'>",
-        f"<title>Predictive multiplicity: {esc(str(data['dataset']['source']))}"
-        f"</title><style>{_STYLE}</style></head><body>",
-        "<h1>Predictive multiplicity audit</h1>",
-        f"<p>{esc(report.summary().splitlines()[0])}</p>",
-        f"<p>{certified}</p>",
-        "<h2>Measures</h2>",
-        f"<p>Level set: models of <em>{esc(data['hypothesis_class'])}</em> with "
-        f"at most {report.budget:g} training errors (baseline {base['errors']:g}, "
-        f"eps = {report.epsilon:.4g}).</p>",
-        _table(report.measures()),
-        "<p>The sampling column is a lower estimate (a pool of "
-        f"{data['sampling']['n_models']} penalised logistic regressions, "
-        f"{data['sampling']['n_models_in_set']} of them in the level set): "
-        "it can only miss flips.</p>",
-        "<h2>Baseline</h2>",
-        _kv_table(
-            {
-                "estimator": base["estimator"],
-                "training errors": f"{base['errors']:g} ({base['error']:.2%})",
-                "certified minimum error of the class": (
-                    f"[{low:g}, {high:g}] ({base['min_error']['status']})"
-                ),
-                "distinct feature patterns": base["n_patterns"],
-            }
-        ),
-    ]
-    if "path" in images:
-        parts += ["<h2>Path</h2>", _img(images["path"])]
-    else:
-        parts.append("<p>Plots skipped: matplotlib is not installed.</p>")
-    path = pd.merge_asof(
-        report.path,
-        report.sampling_path.add_prefix("sampling_").rename(
-            columns={"sampling_epsilon": "epsilon"}
-        ),
-        on="epsilon",
-        direction="nearest",
-        tolerance=1e-9,
-    )
-    parts.append(_table(path, index=False))
-    groups = report.group_table()
-    if groups is not None:
-        parts += [
-            "<h2>By group</h2>",
-            _img(images["groups"]) if "groups" in images else "",
-        ]
-        parts.append(_table(groups))
-    parts += [
-        "<h2>Models</h2>",
-        "<p>Coefficients on the encoded features.</p>",
-        _table(report.models()),
-        "<h2>Contestable people</h2>",
-        f"<p>{data['n_contestable']} people have a prediction that a model of the "
-        f"level set flips ({data['n_undecided']} undecided); the full per-person "
-        "table is <code>people.csv</code>.</p>",
-        "<h2>Settings</h2>",
-        _kv_table(data["settings"]),
-        "<h2>Solver log</h2>",
-        _kv_table(
-            {
-                k: v
-                for k, v in data["mip_log"].items()
-                if k not in ("slowest", "entries")
-            }
-        ),
-        "<h2>Timings (s)</h2>",
-        _kv_table({k: f"{v:.2f}" for k, v in data["timings"].items()}),
-        "<h2>Versions</h2>",
-        _kv_table(data["versions"]),
-        "</body></html>",
-    ]
-    return "\n".join(parts) + "\n"
