@@ -1,0 +1,347 @@
+"""Reading and encoding the data that the command line audits.
+
+CSV files (comma, ``;``, tab or ``|``; UTF-8 or latin-1), their target and
+group columns, and the features' encoding (numbers as they are, categories
+one-hot, ``--binarize`` quartile indicators). Every problem with the data
+raises :class:`DataError` with a message meant for the user.
+"""
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+#: Breast cancer features kept (and binarised at their median) by ``demo``.
+DEMO_FEATURES = (
+    "mean radius",
+    "mean texture",
+    "mean smoothness",
+    "mean compactness",
+    "mean concavity",
+    "mean symmetry",
+    "worst radius",
+    "worst texture",
+)
+
+#: Largest magnitude accepted in a numeric feature (beyond it, sums overflow
+#: and the solvers lose all precision).
+MAX_MAGNITUDE = 1e15
+
+#: Delimiters tried when the comma finds a single column.
+OTHER_DELIMITERS = (";", "\t", "|")
+
+#: Quantiles whose thresholds ``--binarize`` turns into ``>=`` indicators.
+BINARIZE_QUANTILES = (0.25, 0.5, 0.75)
+
+
+class DataError(ValueError):
+    """The input data cannot be audited as given."""
+
+
+def _encoding(path):
+    """``utf-16`` for a file starting with its BOM, else ``utf-8``."""
+    with open(path, "rb") as file:
+        start = file.read(2)
+    return "utf-16" if start in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
+
+
+def _sniff(path, encoding):
+    """The delimiter among ``, ; tab |`` that splits the first records into
+    the most columns, all records alike (``,`` on ties or when none does)."""
+    with open(path, encoding=encoding, errors="replace", newline="") as file:
+        text = file.read(1 << 16)
+    lines = text.splitlines(keepends=True)
+    if len(text) == 1 << 16 and len(lines) > 1:
+        lines = lines[:-1]  # possibly cut short
+    best, most = ",", 1
+    for sep in (",", *OTHER_DELIMITERS):
+        try:
+            records = [r for r in csv.reader(lines[:50], delimiter=sep) if r][:20]
+        except csv.Error:
+            continue
+        widths = {len(r) for r in records}
+        if len(widths) == 1 and widths.pop() > most:
+            best, most = sep, len(records[0])
+    return best
+
+
+def _read_csv(path):
+    """``pd.read_csv`` that also reads latin-1 files and ``;``, tab or ``|`` ones.
+
+    A file that is not UTF-8 is read as latin-1. When the comma finds a single
+    column or cannot parse the file, the delimiter that splits the first
+    records into the most (and equally many) columns is used.
+    """
+    encoding = _encoding(path)
+    try:
+        with open(path, encoding=encoding) as file:
+            while file.read(1 << 20):
+                pass
+    except UnicodeDecodeError:
+        encoding = "latin-1"
+    try:
+        frame = pd.read_csv(path, encoding=encoding)
+    except pd.errors.ParserError:
+        sep = _sniff(path, encoding)
+        if sep == ",":
+            raise
+        return pd.read_csv(path, encoding=encoding, sep=sep)
+    if frame.shape[1] == 1:
+        sep = _sniff(path, encoding)
+        if sep != ",":
+            frame = pd.read_csv(path, encoding=encoding, sep=sep)
+    return frame
+
+
+def read_table(path):
+    """Read a CSV file into a DataFrame with clear errors.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"no such file: {str(path)!r}")
+    if path.is_dir():
+        raise DataError(f"{str(path)!r} is a directory, not a CSV file")
+    try:
+        frame = _read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{str(path)!r} is empty") from None
+    except (pd.errors.ParserError, UnicodeError, csv.Error) as exc:
+        reason = " ".join(str(exc).split())
+        raise DataError(f"cannot read {str(path)!r} as CSV: {reason}") from None
+    if frame.shape[0] == 0:
+        raise DataError(f"{str(path)!r} has a header but no rows")
+    return frame
+
+
+def _check_column(frame, name, role):
+    if name not in frame.columns:
+        shown = ", ".join(repr(str(c)) for c in frame.columns[:20])
+        raise DataError(f"{role} column {name!r} not found; columns are: {shown}")
+    if frame[name].isna().any():
+        raise DataError(
+            f"{role} column {name!r} has {int(frame[name].isna().sum())} missing "
+            "values; drop those rows first"
+        )
+
+
+def _python(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def binary_target(values, name):
+    """The target as an array, checked to have exactly two distinct values.
+
+    Parameters
+    ----------
+    values : pandas.Series
+    name : str
+
+    Returns
+    -------
+    ndarray
+    """
+    distinct = pd.unique(values)
+    if len(distinct) != 2:
+        shown = ", ".join(repr(_python(v)) for v in list(distinct)[:5])
+        more = ", ..." if len(distinct) > 5 else ""
+        raise DataError(
+            f"target {name!r} has {len(distinct)} distinct value(s) ({shown}{more}); "
+            "a binary classification audit needs exactly 2"
+        )
+    array = values.to_numpy()
+    if array.dtype.kind == "f" and not (
+        np.all(np.isfinite(array))
+        and np.all(array == np.trunc(array))
+        and np.all(np.abs(array) < 2**53)
+    ):
+        # sklearn reads non-integer (or infinite) floats as a continuous
+        # target: use the two values as labels.
+        array = np.array([repr(_python(v)) for v in array], dtype=object)
+    return array
+
+
+def _is_categorical(column):
+    return pd.api.types.is_bool_dtype(column) or not pd.api.types.is_numeric_dtype(
+        column
+    )
+
+
+def _numeric_or_categorical(column):
+    """A text column whose values are mostly numbers is a broken numeric column."""
+    present = column.dropna()
+    parsed = pd.to_numeric(present, errors="coerce")
+    numbers = int(parsed.notna().sum())
+    if numbers == len(present) and numbers > 0:
+        return parsed.reindex(column.index).astype(float)
+    if numbers > 0 and numbers >= len(present) / 2:
+        bad = present[parsed.isna()]
+        raise DataError(
+            f"column {column.name!r} looks numeric but has {len(bad)} non-numeric "
+            f"value(s) such as {bad.iloc[0]!r} (row {bad.index[0]}); fix or remove "
+            "them"
+        )
+    return None
+
+
+def _check_numeric(column):
+    values = column.to_numpy(dtype=float)
+    if not np.all(np.isfinite(values)):
+        raise DataError(
+            f"numeric column {column.name!r} has {int((~np.isfinite(values)).sum())} "
+            "missing or infinite values; impute or drop them first"
+        )
+    largest = float(np.max(np.abs(values))) if values.size else 0.0
+    if largest > MAX_MAGNITUDE:
+        raise DataError(
+            f"numeric column {column.name!r} has values as large as {largest:g} in "
+            f"magnitude; rescale it (at most {MAX_MAGNITUDE:g})"
+        )
+    return column.astype(float)
+
+
+def _is_binary(column):
+    return set(np.unique(column.to_numpy())) <= {0.0, 1.0}
+
+
+def quartile_indicators(column):
+    """Indicators ``column >= q`` for its distinct quartiles, constant ones dropped.
+
+    Parameters
+    ----------
+    column : pandas.Series of float
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns named ``"<name> >= <q>"``.
+    """
+    thresholds = np.unique(np.quantile(column.to_numpy(), BINARIZE_QUANTILES))
+    out = {}
+    for q in thresholds:
+        indicator = (column >= q).astype(float)
+        if indicator.nunique() > 1:
+            out[f"{column.name} >= {q:g}"] = indicator
+    return pd.DataFrame(out, index=column.index)
+
+
+def encode_features(frame, *, binarize=False):
+    """Numeric feature matrix of a table.
+
+    Categorical columns (text, ``category``, ``bool``) are one-hot encoded
+    with one indicator per level (``pd.get_dummies``, ``drop_first=False``;
+    a missing value gets no indicator). A text column whose values are
+    mostly numbers is read as numbers, and rejected if some are not. Numeric
+    columns are used as they are; with ``binarize``, each numeric column
+    that is not already 0/1 is replaced by the indicators of ``x >= q`` for
+    its 25%, 50% and 75% quantiles ``q`` (distinct, non-constant ones).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The feature columns only.
+    binarize : bool, default=False
+
+    Returns
+    -------
+    X : pandas.DataFrame of float
+    notes : list of str
+        What was done, for the user.
+    """
+    numeric, categorical, notes = {}, [], []
+    for name in frame.columns:
+        column = frame[name]
+        if _is_categorical(column):
+            parsed = None
+            if not pd.api.types.is_bool_dtype(column):
+                parsed = _numeric_or_categorical(column)
+            if parsed is None:
+                categorical.append(name)
+                continue
+            column = parsed
+        numeric[name] = _check_numeric(column)
+    parts = []
+    continuous = [n for n, c in numeric.items() if not _is_binary(c)]
+    for name, column in numeric.items():
+        if binarize and name in continuous:
+            parts.append(quartile_indicators(column))
+        else:
+            parts.append(column.to_frame())
+    if categorical:
+        parts.append(
+            pd.get_dummies(
+                frame[categorical].astype(object),
+                columns=categorical,
+                drop_first=False,
+                dtype=float,
+            )
+        )
+        notes.append(f"one-hot encoded {len(categorical)} categorical column(s)")
+    if continuous:
+        notes.append(
+            f"binarised {len(continuous)} numeric column(s) at their quartiles"
+            if binarize
+            else f"{len(continuous)} numeric column(s) used as they are (continuous "
+            "features make the exact audit slower; --binarize thresholds them)"
+        )
+    X = pd.concat(parts, axis=1) if parts else pd.DataFrame(index=frame.index)
+    if X.shape[1] == 0:
+        raise DataError("no feature columns left to audit")
+    X.columns = [str(c) for c in X.columns]
+    return X, notes
+
+
+def load_audit_data(path, target, groups=None, *, binarize=False):
+    """Read and encode a CSV file for the audit.
+
+    Returns
+    -------
+    X : pandas.DataFrame
+    y : ndarray
+    group_values : ndarray or None
+    notes : list of str
+    """
+    frame = read_table(path)
+    _check_column(frame, target, "target")
+    if groups is not None:
+        if groups == target:
+            raise DataError("the groups column must differ from the target column")
+        _check_column(frame, groups, "groups")
+    y = binary_target(frame[target], target)
+    group_values = None if groups is None else frame[groups].to_numpy()
+    features = frame.drop(columns=[c for c in (target, groups) if c is not None])
+    X, notes = encode_features(features, binarize=binarize)
+    return X, y, group_values, notes
+
+
+def load_demo_data():
+    """Breast cancer data with 8 features binarised at their median.
+
+    Returns
+    -------
+    X : pandas.DataFrame of 0/1 floats
+    y : ndarray of str ("malignant" or "benign")
+    """
+    from sklearn.datasets import load_breast_cancer
+
+    data = load_breast_cancer(as_frame=True)
+    columns = data.data[list(DEMO_FEATURES)]
+    medians = columns.median()
+    X = pd.DataFrame(
+        {
+            f"{name} >= {medians[name]:.4g}": (columns[name] >= medians[name]).astype(
+                float
+            )
+            for name in DEMO_FEATURES
+        }
+    )
+    y = np.asarray(data.target_names)[data.target.to_numpy()]
+    return X, y
