@@ -417,8 +417,8 @@ class AuditEngine(DiscrepancyMixin):
 
         ``time_limit`` overrides the engine's seconds per MIP.
         """
-        backend = partial(self._backend, deadline, time_limit=time_limit)
-        hand_out(workers, next_job, deadline, lambda threads: backend(threads))
+        make_backend = partial(self._backend, deadline, time_limit=time_limit)
+        hand_out(workers, next_job, deadline, make_backend)
 
     def _heuristic_flips(self, budget, pulled=False, extra_directions=()):
         """Threshold shifts of known directions (and, with ``pulled``, of
