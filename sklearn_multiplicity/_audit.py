@@ -198,7 +198,9 @@ class AuditEngine(DiscrepancyMixin):
 
         With ``exact``, each undecided pattern instead gets its own min-error
         flip MIP solved to optimality below the budget, which pins ``E*_u``
-        and so answers every smaller budget too (used by ``path``).
+        and so answers every smaller budget too (used by ``path``). With an
+        expired ``deadline`` nothing is tried, as in :meth:`discrepancy`, so
+        that a request without time is quick and repeatable.
 
         Returns
         -------
@@ -206,6 +208,8 @@ class AuditEngine(DiscrepancyMixin):
             Patterns still undecided (a limit stopped their MIPs).
         """
         deadline = deadline or Deadline(None)
+        if deadline.expired():  # nothing more is learnt once time is up
+            return self.undetermined(budget, exact)
         self._heuristic_flips(budget, pulled=True)
         self._screen(budget, exact, deadline)
         if exact:

@@ -127,7 +127,9 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     total_time_limit : float or None, default=None
         Seconds for all MIPs of one request (``fit``, one ``ambiguity``,
         ``discrepancy``, ``path`` ... call). MIPs not solved in time leave
-        their bounds open: values are then reported as certified bounds.
+        their bounds open: values are then reported as certified bounds. A
+        request that starts with no time left answers from what earlier
+        requests learnt, without heuristics, LPs or MIPs.
     margin, weights, max_weight, cuts
         The hypothesis class and formulation, as in
         :class:`ZeroOneLinearClassifier`.

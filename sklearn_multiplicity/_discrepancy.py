@@ -147,7 +147,9 @@ class DiscrepancyMixin:
         if cached is not None:
             lower = max(lower, cached.bounds.lower * total)
             upper = min(upper, cached.bounds.upper * total)
-        out = DiscrepancyResult(Bounds(lower / total, upper / total), best)
+        out = DiscrepancyResult(
+            Bounds(float(lower / total), float(upper / total)), best
+        )
         self.discrepancies[(round(request.budget, 9), request.key)] = out
         return out
 

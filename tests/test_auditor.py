@@ -1,5 +1,6 @@
 import pickle
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -198,6 +199,34 @@ def test_expired_total_time_gives_honest_bounds():
         assert lo <= truth.ambiguity(z0, err0, eps) + 1e-12 <= hi + 2e-12
         lo, hi = hurried.discrepancy_bounds(eps)
         assert lo <= truth.discrepancy(z0, err0, eps) + 1e-12 <= hi + 2e-12
+
+
+def test_nothing_is_learnt_once_time_is_up():
+    # Found by the property tests: with time up, the threshold-shift search
+    # used to run on every call and grow the pool, so ``ambiguity_bounds``
+    # read 0.833 and the next ``ambiguity`` 1.0 at eps = 0.4.
+    X = np.array([[1, 1, 2], [3, 2, 2], [1, 2, 0], [2, 2, 0], [2, 3, 3]], float)
+    y = np.array([0, 0, 1, 1, 0])
+    weight = np.array([1.0, 1.0, 1.0, 2.0, 1.0])
+    auditor = MultiplicityAuditor(LogisticRegression(), time_limit=10)
+    auditor.fit(X, y, sample_weight=weight)
+    truth, z0, err0 = baseline_truth(auditor, X, y, weight)
+    auditor.set_params(total_time_limit=1e-9)
+    n_models, n_logged = len(auditor._engine.pool), len(auditor.mip_log_)
+    for eps in [0.0, 0.1, 0.2, 0.4]:
+        first = auditor.ambiguity_bounds(eps)
+        assert first[0] <= truth.ambiguity(z0, err0, eps) + 1e-12 <= first[1] + 2e-12
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert auditor.ambiguity(eps) == first[0]
+        warned = any(issubclass(w.category, CertificationWarning) for w in caught)
+        assert warned == (first[0] < first[1])
+        assert auditor.ambiguity_bounds(eps) == first
+        lo, hi = auditor.discrepancy_bounds(eps)
+        assert lo <= truth.discrepancy(z0, err0, eps) + 1e-12 <= hi + 2e-12
+        assert auditor.discrepancy_bounds(eps) == (lo, hi)
+    assert len(auditor._engine.pool) == n_models
+    assert len(auditor.mip_log_) == n_logged
 
 
 def test_bound_proven_at_a_larger_tolerance_caps_smaller_ones():
