@@ -337,10 +337,15 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.n_identities_ = enc.n_identities
         self.hypothesis_class_ = hypothesis.describe()
         if self.baseline_errors_ < self.min_error_bounds_[0] - 1e-9:
+            remedy = (
+                "Increase max_weight or use weights='continuous'"
+                if hypothesis.integer
+                else "Decrease margin"
+            )
             warnings.warn(
                 "The baseline makes fewer errors than any model of the hypothesis "
                 f"class ({self.hypothesis_class_}); small level sets may be empty. "
-                "Decrease margin or use weights='continuous'.",
+                f"{remedy}.",
                 UserWarning,
                 stacklevel=2,
             )

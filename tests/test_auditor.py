@@ -201,6 +201,32 @@ def test_expired_total_time_gives_honest_bounds():
         assert lo <= truth.discrepancy(z0, err0, eps) + 1e-12 <= hi + 2e-12
 
 
+@pytest.mark.parametrize(
+    "params, remedy",
+    [
+        ({"weights": "integer", "max_weight": 1}, "Increase max_weight"),
+        ({"margin": 0.5}, "Decrease margin"),
+        ({}, None),
+    ],
+)
+def test_warns_with_the_remedy_when_the_class_cannot_match_the_baseline(params, remedy):
+    # 2 x1 + x2 >= 3 on a 3 x 3 grid: separable, but not by weights in
+    # {-1, 0, 1}, nor with a margin of 0.5 on features scaled to [0, 1].
+    grid = np.array([(a, b) for a in range(3) for b in range(3)], float)
+    X = np.repeat(grid, 3, axis=0)
+    y = (2 * X[:, 0] + X[:, 1] >= 3).astype(int)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        auditor = MultiplicityAuditor(LogisticRegression(C=1e4), **params).fit(X, y)
+    messages = [str(w.message) for w in caught if "hypothesis class" in str(w.message)]
+    assert auditor.baseline_errors_ == 0
+    if remedy is None:
+        assert auditor.min_error_bounds_[0] == 0 and not messages
+    else:
+        assert auditor.min_error_bounds_[0] > 0
+        assert len(messages) == 1 and remedy in messages[0]
+
+
 def test_nothing_is_learnt_once_time_is_up():
     # Found by the property tests: with time up, the threshold-shift search
     # used to run on every call and grow the pool, so ``ambiguity_bounds``
