@@ -462,8 +462,6 @@ class AuditEngine(DiscrepancyMixin):
             backend.threads = threads
         return backend
 
-    # -- discrepancy ---------------------------------------------------------
-
     # -- new people ----------------------------------------------------------
     def flip_new_patterns(self, patterns, baseline_new, budget, cuts, *, deadline=None):
         """Which new patterns a model of the level set predicts differently.
