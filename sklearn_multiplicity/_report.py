@@ -18,23 +18,12 @@ from ._auditor import MultiplicityAuditor
 from ._epsilon import suggest_epsilon
 from ._report_html import render_html, write_plots
 from ._sampling import SamplingAuditor
+from ._scheduling import Deadline
 
 SAMPLING_LABEL = "sampling (lower estimate)"
 CERTIFIED = "certified"
 BOUNDS = "bounds (time limit)"
 MEASURES = ("ambiguity", "discrepancy")
-
-
-class _Clock:
-    """Wall-clock budget of the whole audit (``None``: unlimited)."""
-
-    def __init__(self, seconds):
-        self.end = None if seconds is None else time.perf_counter() + seconds
-
-    def remaining(self):
-        if self.end is None:
-            return None
-        return max(self.end - time.perf_counter(), 1e-6)
 
 
 def _limit(*limits):
@@ -456,11 +445,15 @@ class _Stages:
 
     def __init__(self, auditor, total_time_limit):
         self.auditor = auditor
-        self.clock = _Clock(total_time_limit)
+        self.deadline = Deadline(total_time_limit)
         self.timings = {}
 
     def run(self, name, func):
-        self.auditor.set_params(total_time_limit=self.clock.remaining())
+        left = self.deadline.remaining()
+        # A stage with no time left still runs, to read what is known.
+        self.auditor.set_params(
+            total_time_limit=None if math.isinf(left) else max(left, 1e-6)
+        )
         start = time.perf_counter()
         value = func()
         elapsed = time.perf_counter() - start
