@@ -304,9 +304,8 @@ class AuditEngine(DiscrepancyMixin):
         return patterns[np.lexsort((patterns, weight[patterns]))]
 
     def _solve_all(self, mips, deadline, first_solution):
-        threads = 1 if self.n_jobs > 1 else None
-        backends = [self._backend(deadline, threads=threads) for _ in mips]
-        return solve_all(backends, mips, first_solution, self.n_jobs)
+        make_backend = partial(self._backend, deadline)
+        return solve_all(mips, first_solution, self.n_jobs, make_backend)
 
     def _certify_in_batches(self, budget, deadline, progress):
         while not deadline.expired():

@@ -51,13 +51,26 @@ def on_cluster():
     )
 
 
-def solve_all(backends, mips, first_solution, n_jobs):
-    """Solve ``mips[i]`` with ``backends[i]``, ``n_jobs`` at a time.
+def solver_threads(workers):
+    """Solver threads of each solve when ``workers`` solves run at once.
+
+    ``1`` with several workers, so that they share the cores; ``None`` (the
+    solver's default) alone.
+    """
+    return 1 if workers > 1 else None
+
+
+def solve_all(mips, first_solution, n_jobs, make_backend):
+    """Solve ``mips``, ``n_jobs`` at a time.
+
+    ``make_backend(threads)`` returns the backend of one solve (see
+    :func:`solver_threads`).
 
     Returns
     -------
     list of MIPResult, in the order of ``mips``
     """
+    backends = [make_backend(solver_threads(n_jobs)) for _ in mips]
     if n_jobs > 1 and len(mips) > 1:
         if on_cluster():
             return Parallel(n_jobs=n_jobs)(
@@ -75,11 +88,10 @@ def hand_out(workers, next_job, deadline, make_backend):
     ``next_job()`` returns ``(mip, first_solution, learn)`` or ``None``
     when nothing is left; ``learn(result)`` runs in this thread before the
     next job is chosen, so each choice sees every result so far.
-    ``make_backend(threads)`` returns the backend of one solve: with several
-    workers each solve gets one solver thread (``threads=1``), alone it gets
-    the solver's default (``threads=None``).
+    ``make_backend(threads)`` returns the backend of one solve (see
+    :func:`solver_threads`).
     """
-    threads = 1 if workers > 1 else None
+    threads = solver_threads(workers)
     pool = ThreadPoolExecutor(max_workers=workers)
     running = {}
     try:
