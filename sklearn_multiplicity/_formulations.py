@@ -103,6 +103,7 @@ class Encoding:
         var_lower=None,
         var_upper=None,
         extra_rows=None,
+        branching_priority=None,
     ):
         A, lo, hi = self.A, self.row_lower, self.row_upper
         if extra_rows is not None:
@@ -122,9 +123,21 @@ class Encoding:
             objective_offset=offset,
             objective_is_integral=integral,
             hint=hint,
+            branching_priority=branching_priority,
             name=name,
             kind=kind,
         )
+
+    def heaviest_first(self, weights):
+        """Branching priorities: the patterns in decreasing order of ``weights``.
+
+        Strictly ordered (equal weights by pattern index); weights and intercept get the
+        lowest priority.
+        """
+        priority = np.zeros(self.n_vars, dtype=np.int32)
+        order = np.argsort(np.asarray(weights, dtype=float), kind="stable")
+        priority[self.z_offset + order] = np.arange(1, order.size + 1)
+        return priority
 
 
 def encode(problem, hypothesis, *, extra_patterns=None, cuts=True):
@@ -284,6 +297,9 @@ def max_disagreement(enc, baseline, budget, *, weights=None, hint=None, name=Non
     c[enc.z_slice()] = np.where(baseline, -weights, weights)
     offset = float(weights[baseline].sum())
     integral = bool(np.all(np.abs(weights - np.round(weights)) < 1e-9))
+    # Deciding the heaviest patterns first closes the gap between the LP bound
+    # and the incumbent far sooner than SCIP's default choice (2.3 times less
+    # solver time over six COMPAS budgets; see benchmarks/README.rst).
     return enc.mip(
         c,
         offset,
@@ -293,4 +309,5 @@ def max_disagreement(enc, baseline, budget, *, weights=None, hint=None, name=Non
         kind="disagreement",
         hint=hint,
         extra_rows=_budget_rows(enc, budget),
+        branching_priority=enc.heaviest_first(weights),
     )

@@ -39,6 +39,10 @@ class MIP:
         that a fractional dual bound may be rounded to a whole number.
     hint : ndarray of shape (n_vars,) or None
         Starting solution; ``nan`` entries are left to the solver.
+    branching_priority : ndarray of int, shape (n_vars,) or None
+        Solvers that take priorities (SCIP) branch on a fractional variable of
+        the highest priority first; others ignore them. Priorities change the
+        search, never the optimum.
     name : str
         Used in logs and error messages.
     kind : str
@@ -57,6 +61,7 @@ class MIP:
     objective_offset: float = 0.0
     objective_is_integral: bool = False
     hint: np.ndarray | None = None
+    branching_priority: np.ndarray | None = None
     name: str = "mip"
     kind: str = "mip"
 
@@ -77,6 +82,16 @@ class MIP:
         self.is_integer = np.asarray(self.is_integer, dtype=bool)
         if self.hint is not None:
             self.hint = np.asarray(self.hint, dtype=float)
+        if self.branching_priority is not None:
+            priority = np.asarray(self.branching_priority)
+            if priority.shape != (n_vars,) or not np.issubdtype(
+                priority.dtype, np.integer
+            ):
+                raise ValueError(
+                    f"branching_priority must be integers of shape ({n_vars},), "
+                    f"got {priority.dtype} of shape {priority.shape}"
+                )
+            self.branching_priority = priority.astype(np.int32)
 
     @property
     def n_vars(self):

@@ -72,6 +72,33 @@ def test_hint_is_accepted(solver):
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("priority", [[1, 2, 3], [3, 2, 1], [0, 5, 0]])
+def test_branching_priorities_change_the_search_not_the_optimum(solver, priority):
+    mip = knapsack(branching_priority=np.array(priority))
+    result = get_backend(solver, time_limit=10).solve(mip)
+    assert result.status == "optimal" and result.objective == 9
+
+
+def test_scip_is_handed_the_priorities_and_highs_is_not():
+    from sklearn_multiplicity.backends._mathopt import HighsBackend, ScipBackend
+
+    mip = knapsack(branching_priority=np.array([0, 7, 3]))
+    scip = ScipBackend()._model_parameters(mip).branching_priorities
+    assert list(scip.ids) == [1, 2] and list(scip.values) == [7, 3]
+    highs = HighsBackend()._model_parameters(mip).branching_priorities
+    assert list(highs.ids) == []
+
+
+@pytest.mark.parametrize(
+    "priority, match",
+    [(np.array([1.0, 2, 3]), "integers"), (np.array([1, 2]), "shape")],
+)
+def test_bad_branching_priorities_are_refused(priority, match):
+    with pytest.raises(ValueError, match=match):
+        knapsack(branching_priority=priority)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
 def test_first_solution_stops_early_but_stays_honest(solver):
     result = get_backend(solver, time_limit=10).solve(knapsack(), first_solution=True)
     assert result.has_solution

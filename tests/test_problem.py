@@ -97,3 +97,19 @@ def test_formulations_emit_solver_neutral_mips():
     assert disagree.maximize
     x = enc.encode(np.zeros(enc.p), -1.0)  # everybody negative
     assert disagree.evaluate(x) == 3  # disagrees with the three positives
+
+
+def test_disagreement_mips_branch_on_the_heaviest_patterns_first():
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
+    # Pattern weights 1, 3, 2, 4 (repeated rows).
+    rows = np.repeat(np.arange(4), [1, 3, 2, 4])
+    prob = PatternProblem.from_data(X[rows], [0] + [1] * 5 + [0] * 4)
+    np.testing.assert_array_equal(np.sort(prob.pattern_weight), [1, 2, 3, 4])
+    enc = _formulations.encode(prob, BoxMargin(1e-3))
+    for weights in (None, np.array([0.0, 5, 0, 1])):
+        mip = _formulations.max_disagreement(enc, np.zeros(4, bool), 2, weights=weights)
+        weights = prob.pattern_weight if weights is None else weights
+        z_priority = mip.branching_priority[enc.z_offset :]
+        assert np.unique(z_priority).size == 4  # a strict order
+        assert np.all(np.diff(weights[np.argsort(-z_priority)]) <= 0)
+        assert not mip.branching_priority[: enc.z_offset].any()

@@ -79,6 +79,8 @@ class MathOptBackend(Backend):
     """
 
     solver_type_name = None
+    #: Whether the solver takes branching priorities through MathOpt.
+    takes_priorities = False
 
     def _parameters(self, first_solution):
         mathopt = _mathopt()
@@ -98,11 +100,16 @@ class MathOptBackend(Backend):
         if self.threads is not None:
             params.threads = int(self.threads)
 
-    @staticmethod
-    def _model_parameters(mip):
+    def _model_parameters(self, mip):
         from ortools.math_opt import model_parameters_pb2
 
         proto = model_parameters_pb2.ModelSolveParametersProto()
+        if self.takes_priorities and mip.branching_priority is not None:
+            ranked = np.flatnonzero(mip.branching_priority)
+            proto.branching_priorities.ids.extend(ranked.tolist())
+            proto.branching_priorities.values.extend(
+                mip.branching_priority[ranked].tolist()
+            )
         if mip.hint is not None:
             known = np.flatnonzero(~np.isnan(mip.hint))
             if known.size:
@@ -233,6 +240,7 @@ class ScipBackend(MathOptBackend):
 
     name = "scip"
     solver_type_name = "GSCIP"
+    takes_priorities = True
 
     def _set_threads(self, params):
         # SCIP solves in one thread. Through MathOpt 9.15 any other count
