@@ -208,4 +208,14 @@ def test_a_violating_solution_is_discarded():
 def test_scip_always_runs_one_thread():
     # threads=2 made MathOpt's SCIP fail some solves with an INTERNAL error.
     backend = get_backend("scip", threads=2)
-    assert backend._parameters(first_solution=False).threads == 1
+    assert backend._parameters(knapsack(), first_solution=False).threads == 1
+
+
+def test_scip_drops_its_own_cuts_on_disagreement_mips_only():
+    from ortools.math_opt.python import mathopt
+
+    backend = get_backend("scip")
+    tuned = backend._parameters(knapsack(kind="disagreement"), first_solution=False)
+    assert tuned.cuts == mathopt.Emphasis.OFF
+    for kind in ("flip", "min_error"):
+        assert backend._parameters(knapsack(kind=kind), first_solution=False).cuts is None
