@@ -255,6 +255,8 @@ class ScipBackend(MathOptBackend):
     def _tune(self, params, mip):
         if mip.kind == "disagreement":
             # Branching heaviest first, SCIP's own cutting planes cost more
-            # than they prune: their LP already has the identity rows it needs
-            # (1.5 times less time over six COMPAS budgets, benchmarks/README).
+            # than they prune (the LP already has the identity rows it needs),
+            # and so do restarts: without both, six COMPAS budgets took 64 s
+            # instead of 109 s (benchmarks/README.rst).
             params.cuts = _mathopt().Emphasis.OFF
+            params.gscip.int_params["presolving/maxrestarts"] = 0
