@@ -131,8 +131,8 @@ class Encoding:
     def heaviest_first(self, weights):
         """Branching priorities: the patterns in decreasing order of ``weights``.
 
-        Strictly ordered (equal weights by pattern index); weights and intercept get the
-        lowest priority.
+        A strict order (of equal weights, the later pattern first); the
+        model's coefficients and intercept are continuous and get none.
         """
         priority = np.zeros(self.n_vars, dtype=np.int32)
         order = np.argsort(np.asarray(weights, dtype=float), kind="stable")
