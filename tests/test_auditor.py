@@ -462,6 +462,19 @@ def test_every_strategy_is_exact(strategy, seed):
         )
 
 
+def test_only_discrepancy_mips_branch_heaviest_first():
+    X, y = random_tiny(30, n=10, d=3, levels=3)
+    auditor = MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(X, y)
+    engine = auditor._engine
+    budget = engine.baseline_errors + 2
+    weights = engine.problem.pattern_weight
+    mip, _ = engine._disagreement_mip(budget, weights, None, "all")
+    z_priority = mip.branching_priority[engine.enc.z_offset :]
+    assert np.all(np.diff(weights[np.argsort(-z_priority)]) <= 0)
+    # The batch strategy's "flip any of these" MIPs have no order to follow.
+    assert engine._batch_mip(np.arange(2), budget).branching_priority is None
+
+
 def test_unknown_strategy_is_refused():
     X, y = random_tiny(0)
     with pytest.raises(ValueError, match="strategy"):

@@ -211,13 +211,16 @@ def test_scip_always_runs_one_thread():
     assert backend._parameters(knapsack(), first_solution=False).threads == 1
 
 
-def test_scip_drops_its_cuts_and_restarts_on_disagreement_mips_only():
+def test_scip_drops_its_cuts_and_restarts_on_ranked_disagreement_mips_only():
     from ortools.math_opt.python import mathopt
 
     backend = get_backend("scip")
-    tuned = backend._parameters(knapsack(kind="disagreement"), first_solution=False)
+    ranked = knapsack(kind="disagreement", branching_priority=np.array([3, 2, 1]))
+    tuned = backend._parameters(ranked, first_solution=False)
     assert tuned.cuts == mathopt.Emphasis.OFF
     assert tuned.gscip.int_params["presolving/maxrestarts"] == 0
-    for kind in ("flip", "min_error"):
+    # Other kinds, and disagreement MIPs without an order to branch by
+    # (the batch strategy's), keep SCIP's defaults.
+    for kind in ("flip", "min_error", "disagreement"):
         plain = backend._parameters(knapsack(kind=kind), first_solution=False)
         assert plain.cuts is None and not plain.gscip.int_params

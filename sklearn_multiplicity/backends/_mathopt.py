@@ -253,7 +253,7 @@ class ScipBackend(MathOptBackend):
         params.threads = 1
 
     def _tune(self, params, mip):
-        if mip.kind == "disagreement":
+        if mip.kind == "disagreement" and mip.branching_priority is not None:
             # Branching heaviest first, SCIP's own cutting planes cost more
             # than they prune (the LP already has the identity rows it needs),
             # and so do restarts: without both, six COMPAS budgets took 64 s
