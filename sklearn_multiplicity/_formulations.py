@@ -274,7 +274,16 @@ def flip(enc, pattern, label, *, budget=None, hint=None):
     )
 
 
-def max_disagreement(enc, baseline, budget, *, weights=None, hint=None, name=None):
+def max_disagreement(
+    enc,
+    baseline,
+    budget,
+    *,
+    weights=None,
+    hint=None,
+    name=None,
+    heaviest_first=True,
+):
     """Most weight predicted differently from ``baseline`` within ``budget`` errors.
 
     Parameters
@@ -286,6 +295,9 @@ def max_disagreement(enc, baseline, budget, *, weights=None, hint=None, name=Non
     weights : ndarray or None
         Weight of disagreeing on each pattern; defaults to the training weight
         (restrict it to a group, or to uncertified patterns, by zeroing others).
+    heaviest_first : bool
+        Give the MIP branching priorities by ``weights``
+        (:meth:`Encoding.heaviest_first`).
     """
     baseline = np.asarray(baseline, dtype=bool)
     if weights is None:
@@ -309,5 +321,5 @@ def max_disagreement(enc, baseline, budget, *, weights=None, hint=None, name=Non
         kind="disagreement",
         hint=hint,
         extra_rows=_budget_rows(enc, budget),
-        branching_priority=enc.heaviest_first(weights),
+        branching_priority=enc.heaviest_first(weights) if heaviest_first else None,
     )
