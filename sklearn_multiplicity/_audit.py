@@ -36,7 +36,7 @@ from ._mip import ERROR, INFEASIBLE
 from ._models import ModelPool, in_class, verify
 from ._problem import error_budget
 from ._relaxation import IdentitySeparator
-from ._scheduling import Deadline, hand_out, on_cluster, solve_all
+from ._scheduling import Deadline, Job, hand_out, on_cluster, solve_all
 
 logger = logging.getLogger("sklearn_multiplicity")
 
@@ -415,17 +415,17 @@ class AuditEngine(DiscrepancyMixin):
                 return None
             attempted[u] = True
             mip = self._flip_mip(u, budget)
-            return mip, not exact, partial(learn, u, mip)
+            return Job(mip, partial(learn, u, mip), first_solution=not exact)
 
         self._hand_out(max(1, self.n_jobs), next_job, deadline)
 
-    def _hand_out(self, workers, next_job, deadline, time_limit=None):
+    def _hand_out(self, workers, next_job, deadline, time_limit=None, lookahead=False):
         """Solve the MIPs of ``next_job`` with :func:`~._scheduling.hand_out`.
 
         ``time_limit`` overrides the engine's seconds per MIP.
         """
         make_backend = partial(self._backend, deadline, time_limit=time_limit)
-        hand_out(workers, next_job, deadline, make_backend)
+        hand_out(workers, next_job, deadline, make_backend, lookahead=lookahead)
 
     def _heuristic_flips(self, budget, pulled=False, extra_directions=()):
         """Threshold shifts of known directions (and, with ``pulled``, of

@@ -19,7 +19,7 @@ from . import _formulations
 from ._bounds import Bounds
 from ._mip import ERROR, INFEASIBLE
 from ._models import verify
-from ._scheduling import Deadline, on_cluster
+from ._scheduling import Deadline, Job, on_cluster
 
 logger = logging.getLogger("sklearn_multiplicity")
 
@@ -90,13 +90,7 @@ class DiscrepancyMixin:
         if not deadline.expired():
             self._heuristic_flips(budget, pulled=True)
             self._screen(budget, False, deadline)
-        request.best = max(
-            self.pool.within(budget),
-            key=lambda m: self.disagreement(m, weights),
-            default=None,
-        )
-        if request.best is not None:
-            request.lower = self.disagreement(request.best, weights)
+        request.best, request.lower = self._best_within(budget, weights)
         request.upper = self.proven_upper(budget, key)[0] * request.total
         if request.upper < request.lower - 1e-9:
             # A verified model refutes a bound claimed at a larger budget.
@@ -264,7 +258,7 @@ class DiscrepancyMixin:
         if math.isfinite(deadline.remaining()):
             self._bracket_path(budgets, workers, deadline, settled)
         jobs = self._path_jobs(budgets, deadline, settled)
-        self._hand_out(workers, jobs, deadline)
+        self._hand_out(workers, jobs, deadline, lookahead=True)
 
     def _bracket_path(self, budgets, workers, deadline, settled=None):
         """Short disagreement MIPs at evenly spaced open budgets, largest first.
@@ -287,12 +281,15 @@ class DiscrepancyMixin:
         picks = open_[open_.size - 1 - (np.arange(count) * open_.size) // count]
         share = Deadline(BRACKET_SHARE * deadline.remaining())
         jobs = self._path_jobs(budgets[picks], share, settled)
-        self._hand_out(workers, jobs, share, time_limit=seconds)
+        self._hand_out(workers, jobs, share, time_limit=seconds, lookahead=True)
 
     def _path_jobs(self, budgets, deadline, settled=None):
         """``next_job`` for :meth:`_hand_out`: the open ``budgets`` in order.
 
-        ``settled()`` runs after each of their MIPs has been learnt.
+        A job may be prepared while the MIPs of smaller budgets still run
+        (``lookahead``); before it starts, :meth:`_refresh_request` skips it
+        if their results certify its budget, or hands its MIP their better
+        models. ``settled()`` runs after each of the MIPs has been learnt.
         """
         tried = np.zeros(budgets.size, dtype=bool)
 
@@ -312,10 +309,37 @@ class DiscrepancyMixin:
                 if request.mip is None:
                     self._settle_discrepancy(request, None)
                     continue
-                return request.mip, False, partial(settle, request)
+                return Job(
+                    request.mip,
+                    partial(settle, request),
+                    refresh=partial(self._refresh_request, request),
+                )
             return None
 
         return next_job
+
+    def _refresh_request(self, request):
+        """Hand a prepared request the models pooled since it was prepared.
+
+        Returns False when results learnt since certify its budget.
+        """
+        budget = request.budget
+        if request.key == "all" and self.discrepancy_envelope([budget])[0].certified:
+            return False
+        best, lower = self._best_within(budget, request.weights)
+        if lower > request.lower:
+            request.best, request.lower = best, lower
+            request.mip.hint = self.enc.hint_from((best.w, best.b))
+        return True
+
+    def _best_within(self, budget, weights):
+        """The pooled model within ``budget`` disagreeing most, and how much."""
+        best = max(
+            self.pool.within(budget),
+            key=lambda m: self.disagreement(m, weights),
+            default=None,
+        )
+        return best, 0.0 if best is None else self.disagreement(best, weights)
 
 
 @dataclass

@@ -7,7 +7,9 @@ they are shipped through joblib instead.
 
 import math
 import time
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 
 from joblib import Parallel, delayed
 from joblib.parallel import get_active_backend
@@ -82,29 +84,60 @@ def solve_all(mips, first_solution, n_jobs, make_backend):
     return [solve(b, m, first_solution) for b, m in zip(backends, mips, strict=True)]
 
 
-def hand_out(workers, next_job, deadline, make_backend):
+@dataclass
+class Job:
+    """One MIP handed out by :func:`hand_out`.
+
+    Parameters
+    ----------
+    mip : MIP
+    learn : callable
+        ``learn(result)``, run in the calling thread when the MIP is solved.
+    first_solution : bool
+        Stop at the first feasible solution.
+    refresh : callable or None
+        ``refresh()``, run just before the MIP starts; it may update ``mip``
+        with what was learnt since the job was prepared, and returns False
+        when the MIP is no longer needed.
+    """
+
+    mip: object
+    learn: Callable
+    first_solution: bool = False
+    refresh: Callable | None = None
+
+
+def hand_out(workers, next_job, deadline, make_backend, *, lookahead=False):
     """Solve MIPs ``workers`` at a time in threads, one handed out per finish.
 
-    ``next_job()`` returns ``(mip, first_solution, learn)`` or ``None``
-    when nothing is left; ``learn(result)`` runs in this thread before the
-    next job is chosen, so each choice sees every result so far.
+    ``next_job()`` returns a :class:`Job` or ``None`` when nothing is left;
+    each job's ``learn(result)`` runs in this thread before the next job
+    starts. Without ``lookahead``, the next job is chosen after that, so each
+    choice sees every result so far. With ``lookahead``, it is prepared while
+    every worker is busy, so that no core waits while it is built; its
+    ``refresh()`` then brings it up to date before it starts.
     ``make_backend(threads)`` returns the backend of one solve (see
     :func:`solver_threads`).
     """
     threads = solver_threads(workers)
     pool = ThreadPoolExecutor(max_workers=workers)
     running = {}
+    prepared = None
     try:
         while True:
             while len(running) < workers and not deadline.expired():
-                job = next_job()
+                job, prepared = prepared or next_job(), None
                 if job is None:
                     break
-                mip, first_solution, learn = job
+                if job.refresh is not None and not job.refresh():
+                    continue
                 backend = make_backend(threads)
-                running[pool.submit(solve, backend, mip, first_solution)] = learn
+                future = pool.submit(solve, backend, job.mip, job.first_solution)
+                running[future] = job.learn
             if not running:
                 break
+            if lookahead and prepared is None and not deadline.expired():
+                prepared = next_job()
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
                 running.pop(future)(future.result())

@@ -16,6 +16,7 @@ from sklearn_multiplicity import (
     ZeroOneLinearClassifier,
 )
 from sklearn_multiplicity._mip import NO_SOLUTION, MIPResult
+from sklearn_multiplicity._scheduling import Deadline
 from sklearn_multiplicity.backends import Backend
 
 EPSILONS = [0.0, 0.1, 0.25]
@@ -634,3 +635,26 @@ def test_mip_log_names_the_solver_of_each_mip():
     assert solvers.pop("max_disagreement") == {"scip"}
     for kind, used in solvers.items():
         assert used == ({"linprog-highs"} if kind == "lp_relaxation" else {"highs"})
+
+
+def test_a_request_prepared_ahead_learns_what_was_found_since():
+    X, y = random_tiny(30, n=10, d=3, levels=3)
+    auditor = MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(X, y)
+    engine = auditor._engine
+    budget = engine.baseline_errors + 3
+    never = Deadline(None)
+    here = engine._discrepancy_request(budget, None, "all", never)
+    above = engine._discrepancy_request(budget + 1, None, "all", never)
+    assert here.mip is not None and above.mip is not None
+    known_above = above.lower
+    solved = engine.discrepancy(budget)
+    assert solved.bounds.certified
+    found = solved.bounds.lower * engine.problem.total_weight
+    assert found > known_above  # the MIP found a better model
+    # Its result certifies the prepared request at the same budget ...
+    assert not engine._refresh_request(here)
+    # ... and its model is the hint of the one at the budget above.
+    assert engine._refresh_request(above)
+    assert above.lower >= found - 1e-9
+    hint = engine.enc.hint_from((above.best.w, above.best.b))
+    np.testing.assert_array_equal(above.mip.hint, hint)
