@@ -240,7 +240,8 @@ class DiscrepancyMixin:
         below it; budgets that earlier results already certify (discrepancy
         is non-decreasing in the budget) get no MIP. With ``n_jobs > 1``,
         ``n_jobs`` MIPs of consecutive budgets run at once in threads, one
-        solver thread each.
+        solver thread each. The next MIP is prepared while they run (its LP
+        relaxation selects its identity rows), so no core waits for it.
 
         Under a finite ``deadline`` a bracketing pass comes first
         (:meth:`_bracket_path`), so that budgets the ascending pass does not
