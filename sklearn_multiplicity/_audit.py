@@ -422,7 +422,8 @@ class AuditEngine(DiscrepancyMixin):
     def _hand_out(self, workers, next_job, deadline, time_limit=None, lookahead=False):
         """Solve the MIPs of ``next_job`` with :func:`~._scheduling.hand_out`.
 
-        ``time_limit`` overrides the engine's seconds per MIP.
+        ``time_limit`` overrides the engine's seconds per MIP; ``lookahead``
+        prepares the next job while every worker is busy.
         """
         make_backend = partial(self._backend, deadline, time_limit=time_limit)
         hand_out(workers, next_job, deadline, make_backend, lookahead=lookahead)
