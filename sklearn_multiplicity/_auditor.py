@@ -10,23 +10,23 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from . import _formulations
-from ._audit import AuditEngine
 from ._baseline import fit_baseline
 from ._classifier import ZeroOneLinearClassifier, solve_min_error
-from ._frame import frame_from_rows
-from ._hypothesis import make_hypothesis_class
-from ._models import constant_models, logistic_model, verify
-from ._problem import PatternProblem
-from ._relaxation import IdentitySeparator
-from ._scheduling import Deadline
-from ._validation import (
+from ._core._hypothesis import make_hypothesis_class
+from ._core._models import constant_models, logistic_model, verify
+from ._core._problem import PatternProblem
+from ._core._validation import (
     check_binary_target,
     check_epsilon,
     check_time_limit,
     check_weights,
     resolve_threads,
 )
+from ._engine._ambiguity import AuditEngine
+from ._engine._scheduling import Deadline
+from ._frame import frame_from_rows
+from ._mip import _formulations, encode
+from ._mip._relaxation import IdentitySeparator
 from .backends import get_backend
 
 
@@ -292,7 +292,7 @@ class MultiplicityAuditor(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         active = problem.inverse >= 0
         z0[problem.inverse[active]] = predictions[active]
 
-        enc = _formulations.encode(problem, hypothesis, cuts=self.cuts)
+        enc = encode(problem, hypothesis, cuts=self.cuts)
         backend = get_backend(
             self.solver,
             threads=resolve_threads(self.n_jobs),

@@ -8,18 +8,18 @@ from sklearn.base import BaseEstimator
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils.validation import validate_data
 
-from . import _formulations
-from ._hypothesis import make_hypothesis_class
-from ._mip import OPTIMAL
-from ._models import constant_models, in_class, logistic_model, verify
-from ._problem import PatternProblem
-from ._relaxation import IdentitySeparator
-from ._validation import (
+from ._core._hypothesis import make_hypothesis_class
+from ._core._models import constant_models, in_class, logistic_model, verify
+from ._core._problem import PatternProblem
+from ._core._validation import (
     check_binary_target,
     check_time_limit,
     check_weights,
     resolve_threads,
 )
+from ._mip import _formulations, encode
+from ._mip._program import OPTIMAL
+from ._mip._relaxation import IdentitySeparator
 from .backends import get_backend
 
 #: Seconds allowed beyond ``time_limit`` for compression, model building,
@@ -196,7 +196,7 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
         problem = PatternProblem.from_data(X, y01, weight)
         if hypothesis.integer:
             hypothesis.check_data(problem)
-        enc = _formulations.encode(problem, hypothesis, cuts=self.cuts)
+        enc = encode(problem, hypothesis, cuts=self.cuts)
         fit = solve_min_error(
             enc,
             backend,

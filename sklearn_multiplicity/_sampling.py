@@ -13,8 +13,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from ._baseline import fit_baseline
-from ._problem import error_budget
-from ._validation import check_binary_target, check_epsilon, check_weights
+from ._core._problem import error_budget
+from ._core._validation import check_binary_target, check_epsilon, check_weights
 
 #: Range of the inverse regularisation strengths ``C`` of the pooled models
 #: (``np.logspace(C_RANGE[0], C_RANGE[1], k)`` for each penalty).

@@ -15,8 +15,8 @@ from sklearn_multiplicity import (
     MultiplicityAuditor,
     ZeroOneLinearClassifier,
 )
-from sklearn_multiplicity._mip import NO_SOLUTION, MIPResult
-from sklearn_multiplicity._scheduling import Deadline
+from sklearn_multiplicity._mip._program import NO_SOLUTION, MIPResult
+from sklearn_multiplicity._engine._scheduling import Deadline
 from sklearn_multiplicity.backends import Backend
 
 EPSILONS = [0.0, 0.1, 0.25]
@@ -498,7 +498,7 @@ def test_path_with_fewer_discrepancy_mips_brackets_the_truth():
 
 
 def test_time_limited_path_brackets_open_tolerances_first(monkeypatch):
-    from sklearn_multiplicity import _discrepancy
+    from sklearn_multiplicity._engine import _discrepancy
 
     X, y = random_tiny(41, n=30, d=2, levels=4, noise=0.3)
     auditor = MultiplicityAuditor(

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sklearn_multiplicity._mip import MIP
+from sklearn_multiplicity._mip._program import MIP
 from sklearn_multiplicity.backends import available_solvers, get_backend
 from sklearn_multiplicity.backends._mathopt import unwrap_status_error
 
@@ -190,7 +190,7 @@ def test_time_limit_gives_feasible_with_bounds():
 
 
 def test_a_violating_solution_is_discarded():
-    from sklearn_multiplicity._mip import MIPResult
+    from sklearn_multiplicity._mip._program import MIPResult
     from sklearn_multiplicity.backends import Backend
 
     class Liar(Backend):

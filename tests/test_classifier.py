@@ -10,7 +10,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_multiplicity import ZeroOneLinearClassifier
-from sklearn_multiplicity._mip import ERROR, MIPResult
+from sklearn_multiplicity._mip._program import ERROR, MIPResult
 from sklearn_multiplicity.backends import Backend
 
 SOLVERS = ["highs", "scip", "cpsat"]

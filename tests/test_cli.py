@@ -9,9 +9,9 @@ import pytest
 
 from sklearn_multiplicity import MultiplicityAuditor
 from sklearn_multiplicity import _auditor as auditor_module
-from sklearn_multiplicity._cli import main
-from sklearn_multiplicity._cli_data import load_audit_data
-from sklearn_multiplicity._report import run_audit
+from sklearn_multiplicity._cli._main import main
+from sklearn_multiplicity._cli._data import load_audit_data
+from sklearn_multiplicity._cli._report import run_audit
 from sklearn_multiplicity.backends import Backend, get_backend
 from sklearn_multiplicity.backends._base import SolverError
 

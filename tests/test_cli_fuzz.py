@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from sklearn_multiplicity._cli import main
+from sklearn_multiplicity._cli._main import main
 
 matplotlib.use("Agg")
 

@@ -29,7 +29,7 @@ from sklearn_multiplicity import (
     MultiplicityAuditor,
     ZeroOneLinearClassifier,
 )
-from sklearn_multiplicity._mip import MIPResult
+from sklearn_multiplicity._mip._program import MIPResult
 from sklearn_multiplicity.backends import Backend, SolverError, get_backend
 
 EPSILONS = (0.0, 0.1, 0.25, 0.4)

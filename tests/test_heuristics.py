@@ -2,10 +2,10 @@ import numpy as np
 import pytest
 from brute_force import random_tiny
 
-from sklearn_multiplicity import _formulations
-from sklearn_multiplicity._heuristics import threshold_flips
-from sklearn_multiplicity._hypothesis import BoxMargin
-from sklearn_multiplicity._problem import PatternProblem
+from sklearn_multiplicity._mip import _formulations, encode
+from sklearn_multiplicity._engine._heuristics import threshold_flips
+from sklearn_multiplicity._core._hypothesis import BoxMargin
+from sklearn_multiplicity._core._problem import PatternProblem
 
 
 def every_threshold_errors(enc, w, u, label):
@@ -28,7 +28,7 @@ def every_threshold_errors(enc, w, u, label):
 def test_threshold_flips_finds_the_best_threshold_of_each_direction(seed):
     X, y = random_tiny(seed, n=40, d=3, levels=3, noise=0.3)
     problem = PatternProblem.from_data(X, y, np.ones(len(y)))
-    enc = _formulations.encode(problem, BoxMargin(), cuts=False)
+    enc = encode(problem, BoxMargin(), cuts=False)
     rng = np.random.default_rng(seed)
     directions = [rng.normal(size=enc.p) for _ in range(3)]
     baseline = rng.random(enc.n_train) < 0.5

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from brute_force import dichotomies
 
-from sklearn_multiplicity import _formulations
-from sklearn_multiplicity._cuts import affine_identities
-from sklearn_multiplicity._hypothesis import BoxMargin, IntegerWeights
-from sklearn_multiplicity._problem import PatternProblem, affinely_independent_columns
+from sklearn_multiplicity._mip import _formulations, encode
+from sklearn_multiplicity._mip._cuts import affine_identities
+from sklearn_multiplicity._core._hypothesis import BoxMargin, IntegerWeights
+from sklearn_multiplicity._core._problem import PatternProblem, affinely_independent_columns
 
 
 def test_compression_counts_weights_per_pattern():
@@ -73,7 +73,7 @@ def test_every_model_of_the_class_is_a_solution(hypothesis):
     X = rng.integers(0, 3, size=(25, 3)).astype(float)
     y = rng.integers(0, 2, size=25)
     prob = PatternProblem.from_data(X, y)
-    enc = _formulations.encode(prob, hypothesis)
+    enc = encode(prob, hypothesis)
     mip = _formulations.min_error(enc)
     for _ in range(20):
         w, b = rng.normal(size=enc.p), rng.normal()
@@ -89,7 +89,7 @@ def test_every_model_of_the_class_is_a_solution(hypothesis):
 def test_formulations_emit_solver_neutral_mips():
     X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
     prob = PatternProblem.from_data(X, [0, 1, 1, 0])
-    enc = _formulations.encode(prob, BoxMargin(1e-3))
+    enc = encode(prob, BoxMargin(1e-3))
     flip = _formulations.flip(enc, 2, 0, budget=3)
     assert flip.var_lower[enc.z_offset + 2] == flip.var_upper[enc.z_offset + 2] == 0
     assert flip.n_rows == enc.A.shape[0] + 1
@@ -105,7 +105,7 @@ def test_disagreement_mips_branch_on_the_heaviest_patterns_first():
     rows = np.repeat(np.arange(4), [1, 3, 2, 4])
     prob = PatternProblem.from_data(X[rows], [0] + [1] * 5 + [0] * 4)
     np.testing.assert_array_equal(np.sort(prob.pattern_weight), [1, 2, 3, 4])
-    enc = _formulations.encode(prob, BoxMargin(1e-3))
+    enc = encode(prob, BoxMargin(1e-3))
     for weights in (None, np.array([0.0, 5, 0, 1])):
         mip = _formulations.max_disagreement(enc, np.zeros(4, bool), 2, weights=weights)
         weights = prob.pattern_weight if weights is None else weights

@@ -4,17 +4,17 @@ import scipy.sparse as sp
 from brute_force import random_tiny
 from scipy.optimize import linprog
 
-from sklearn_multiplicity import _formulations
-from sklearn_multiplicity._hypothesis import BoxMargin
-from sklearn_multiplicity._problem import PatternProblem
-from sklearn_multiplicity._relaxation import IdentitySeparator
+from sklearn_multiplicity._mip import _formulations, encode
+from sklearn_multiplicity._core._hypothesis import BoxMargin
+from sklearn_multiplicity._core._problem import PatternProblem
+from sklearn_multiplicity._mip._relaxation import IdentitySeparator
 from sklearn_multiplicity.backends import get_backend
 
 
 def encoding(seed, n=40, d=3):
     X, y = random_tiny(seed, n=n, d=d, levels=3, noise=0.3)
     problem = PatternProblem.from_data(X, y, np.ones(len(y)))
-    return _formulations.encode(problem, BoxMargin())
+    return encode(problem, BoxMargin())
 
 
 def full_lp_of(mip):
@@ -65,7 +65,7 @@ def test_lp_bound_never_exceeds_the_flip_optimum(seed):
 def test_lp_bound_without_identities_is_still_a_bound():
     X, y = random_tiny(3, n=40, d=3, levels=3, noise=0.3)
     problem = PatternProblem.from_data(X, y, np.ones(len(y)))
-    enc = _formulations.encode(problem, BoxMargin(), cuts=False)
+    enc = encode(problem, BoxMargin(), cuts=False)
     assert enc.n_identities == 0
     relaxation = IdentitySeparator(enc)
     backend = get_backend("highs", time_limit=20)
@@ -75,7 +75,7 @@ def test_lp_bound_without_identities_is_still_a_bound():
 
 
 def test_failed_lp_proves_nothing(monkeypatch):
-    import sklearn_multiplicity._relaxation as relaxation_module
+    import sklearn_multiplicity._mip._relaxation as relaxation_module
 
     class Failed:
         status = 4  # numerical difficulties
@@ -117,7 +117,7 @@ def test_lp_proofs_alone_give_honest_ambiguity_bounds():
 
 @pytest.mark.parametrize("seed", range(3))
 def test_lp_model_is_a_feasible_flip_and_often_an_optimal_one(seed):
-    from sklearn_multiplicity._models import in_class, verify
+    from sklearn_multiplicity._core._models import in_class, verify
 
     enc = encoding(seed)
     relaxation = IdentitySeparator(enc)

@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from .._mip import ERROR, FEASIBLE, MIPResult
+from .._mip._program import ERROR, FEASIBLE, MIPResult
 
 
 class SolverError(RuntimeError):

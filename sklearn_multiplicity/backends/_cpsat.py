@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .._mip import FEASIBLE, INFEASIBLE, NO_SOLUTION, OPTIMAL, MIPResult
+from .._mip._program import FEASIBLE, INFEASIBLE, NO_SOLUTION, OPTIMAL, MIPResult
 from ._base import Backend, SolverError, register
 
 

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from .._mip import FEASIBLE, INFEASIBLE, NO_SOLUTION, OPTIMAL, MIPResult
+from .._mip._program import FEASIBLE, INFEASIBLE, NO_SOLUTION, OPTIMAL, MIPResult
 from ._base import Backend, SolverError, register
 
 logger = logging.getLogger("sklearn_multiplicity")

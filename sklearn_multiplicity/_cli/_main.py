@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ._cli_data import DataError, load_audit_data, load_demo_data
+from ._data import DataError, load_audit_data, load_demo_data
 
 #: Exit code of every user error (argparse uses it for usage errors too).
 USAGE_ERROR = 2

@@ -28,14 +28,14 @@ from functools import partial
 
 import numpy as np
 
-from . import _formulations
-from ._bounds import Bounds
+from .._core._models import ModelPool, in_class, verify
+from .._core._problem import error_budget
+from .._core._results import Bounds
+from .._mip import _formulations, encode
+from .._mip._program import ERROR, INFEASIBLE
+from .._mip._relaxation import IdentitySeparator
 from ._discrepancy import DiscrepancyMixin
 from ._heuristics import heuristic_flip_models, pulled_directions
-from ._mip import ERROR, INFEASIBLE
-from ._models import ModelPool, in_class, verify
-from ._problem import error_budget
-from ._relaxation import IdentitySeparator
 from ._scheduling import Deadline, Job, hand_out, on_cluster, solve_all
 
 logger = logging.getLogger("sklearn_multiplicity")
@@ -490,7 +490,7 @@ class AuditEngine(DiscrepancyMixin):
         undecided = np.zeros(n_new, dtype=bool)
         if todo.size == 0:
             return decided, undecided
-        enc = _formulations.encode(
+        enc = encode(
             self.problem, hyp, extra_patterns=patterns[todo], cuts=cuts
         )
         separator = IdentitySeparator(enc) if enc.n_identities else None

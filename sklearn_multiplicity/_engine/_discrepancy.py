@@ -15,10 +15,10 @@ from functools import partial
 
 import numpy as np
 
-from . import _formulations
-from ._bounds import Bounds
-from ._mip import ERROR, INFEASIBLE
-from ._models import verify
+from .._core._models import verify
+from .._core._results import Bounds
+from .._mip import _formulations
+from .._mip._program import ERROR, INFEASIBLE
 from ._scheduling import Deadline, Job, on_cluster
 
 logger = logging.getLogger("sklearn_multiplicity")

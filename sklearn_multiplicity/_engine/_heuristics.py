@@ -6,7 +6,7 @@ makes; the heuristics never prove that a pattern cannot be flipped.
 
 import numpy as np
 
-from ._models import verify
+from .._core._models import verify
 
 
 def _running_argmin(values):

@@ -16,7 +16,7 @@ def write_plots(report, out):
         from matplotlib.figure import Figure
     except ImportError:
         return {}
-    from ._plotting import GroupAmbiguityDisplay, MultiplicityPathDisplay
+    from .._plotting import GroupAmbiguityDisplay, MultiplicityPathDisplay
 
     images = {}
     fig = Figure(figsize=(7, 4.5))

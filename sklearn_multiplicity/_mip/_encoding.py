@@ -1,4 +1,4 @@
-"""The three MIPs of the library, as solver-neutral :class:`~._mip.MIP` objects.
+"""Where the variables of the MIPs on one pattern problem live, and their shared rows.
 
 Variables are ordered ``[w (p), b, z (k)]``: canonical weights, intercept and
 one binary per pattern (``z_u = 1``: pattern ``u`` predicted positive). For a
@@ -8,13 +8,8 @@ bounds ``L_u <= s_u <= U_u`` implied by the weight box, the big-M rows are
     s_u - (t_pos - L_u) z_u >= L_u      (z_u = 1  =>  s_u >= t_pos)
     s_u - (U_u - t_neg) z_u <= t_neg    (z_u = 0  =>  s_u <= t_neg)
 
-so ``z`` is exactly the dichotomy of a model of the class. Formulations:
-
-- :func:`min_error` -- fewest weighted training errors;
-- :func:`flip` -- fewest errors among models giving one pattern a fixed label
-  (optionally within an error budget);
-- :func:`max_disagreement` -- most weight predicted differently from a
-  baseline, within an error budget.
+so ``z`` is exactly the dichotomy of a model of the class. Every formulation
+(:mod:`._formulations`) starts from these rows.
 """
 
 from dataclasses import dataclass
@@ -23,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._cuts import affine_identities, identity_rows
-from ._mip import MIP
+from ._program import MIP
 
 
 @dataclass
@@ -214,112 +209,4 @@ def encode(problem, hypothesis, *, extra_patterns=None, cuts=True):
         is_integer,
         n_identities,
         quads,
-    )
-
-
-def _error_row(enc):
-    c, offset = enc.error_objective()
-    return sp.csr_matrix(c.reshape(1, -1)), offset
-
-
-def _budget_rows(enc, budget):
-    """``error(z) <= budget`` as one row (rounded down for integral weights)."""
-    row, offset = _error_row(enc)
-    limit = budget - offset
-    if enc.problem.weights_are_integral:
-        limit = np.floor(limit + 1e-9)
-    else:
-        limit = limit + 1e-9 * max(1.0, enc.problem.total_weight)
-    return row, np.array([-np.inf]), np.array([limit])
-
-
-def min_error(enc, *, hint=None):
-    """Fewest weighted training errors over the class."""
-    c, offset = enc.error_objective()
-    return enc.mip(
-        c,
-        offset,
-        maximize=False,
-        integral=enc.problem.weights_are_integral,
-        name="min_error",
-        kind="min_error",
-        hint=hint,
-    )
-
-
-def flip(enc, pattern, label, *, budget=None, hint=None):
-    """Fewest errors among models predicting ``label`` for ``pattern``.
-
-    ``pattern`` indexes the rows of the encoding (training or extra patterns).
-    With a ``budget``, the MIP is infeasible when no model of the class within
-    that many errors gives ``pattern`` that label.
-    """
-    c, offset = enc.error_objective()
-    j = enc.z_offset + int(pattern)
-    var_lower = enc.var_lower.copy()
-    var_upper = enc.var_upper.copy()
-    var_lower[j] = var_upper[j] = float(label)
-    extra = None if budget is None else _budget_rows(enc, budget)
-    return enc.mip(
-        c,
-        offset,
-        maximize=False,
-        integral=enc.problem.weights_are_integral,
-        name=f"flip[pattern {int(pattern)} -> {int(label)}]",
-        kind="flip",
-        hint=hint,
-        var_lower=var_lower,
-        var_upper=var_upper,
-        extra_rows=extra,
-    )
-
-
-def max_disagreement(
-    enc,
-    baseline,
-    budget,
-    *,
-    weights=None,
-    hint=None,
-    name=None,
-    heaviest_first=True,
-):
-    """Most weight predicted differently from ``baseline`` within ``budget`` errors.
-
-    Parameters
-    ----------
-    baseline : ndarray of bool, shape (n_patterns_in_encoding,)
-        The baseline's prediction of every pattern of the encoding.
-    budget : float
-        Largest allowed weighted training error.
-    weights : ndarray or None
-        Weight of disagreeing on each pattern; defaults to the training weight
-        (restrict it to a group, or to uncertified patterns, by zeroing others).
-    heaviest_first : bool
-        Give the MIP branching priorities by ``weights``
-        (:meth:`Encoding.heaviest_first`).
-    """
-    baseline = np.asarray(baseline, dtype=bool)
-    if weights is None:
-        weights = np.zeros(enc.X.shape[0])
-        weights[: enc.n_train] = enc.problem.pattern_weight
-    weights = np.asarray(weights, dtype=float)
-    c = np.zeros(enc.n_vars)
-    # |z - z0| is z where z0 = 0 and 1 - z where z0 = 1.
-    c[enc.z_slice()] = np.where(baseline, -weights, weights)
-    offset = float(weights[baseline].sum())
-    integral = bool(np.all(np.abs(weights - np.round(weights)) < 1e-9))
-    # Deciding the heaviest patterns first closes the gap between the LP bound
-    # and the incumbent far sooner than SCIP's default choice (2.3 times less
-    # solver time over six COMPAS budgets; see benchmarks/README.rst).
-    return enc.mip(
-        c,
-        offset,
-        maximize=True,
-        integral=integral,
-        name=name or "max_disagreement",
-        kind="disagreement",
-        hint=hint,
-        extra_rows=_budget_rows(enc, budget),
-        branching_priority=enc.heaviest_first(weights) if heaviest_first else None,
     )

@@ -14,11 +14,11 @@ import pandas as pd
 from sklearn.frozen import FrozenEstimator
 from sklearn.pipeline import Pipeline
 
-from ._auditor import MultiplicityAuditor
-from ._epsilon import suggest_epsilon
-from ._report_html import render_html, write_plots
-from ._sampling import SamplingAuditor
-from ._scheduling import Deadline
+from .._auditor import MultiplicityAuditor
+from .._engine._scheduling import Deadline
+from .._epsilon import suggest_epsilon
+from .._sampling import SamplingAuditor
+from ._html import render_html, write_plots
 
 SAMPLING_LABEL = "sampling (lower estimate)"
 CERTIFIED = "certified"
@@ -56,7 +56,7 @@ def _linear_part(estimator, default_names):
 
 
 def _versions():
-    from . import __version__
+    from .. import __version__
 
     versions = {"python": platform.python_version()}
     versions["sklearn-multiplicity"] = __version__

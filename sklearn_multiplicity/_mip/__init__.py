@@ -1,0 +1,17 @@
+"""Solver-neutral MIPs: the encoding of a pattern problem, formulations, cuts
+and LP relaxations. Imports only :mod:`.._core`."""
+
+from . import _formulations
+from ._encoding import Encoding, encode
+from ._program import MIP, MIPResult
+from ._relaxation import IdentitySeparator, Relaxation
+
+__all__ = [
+    "MIP",
+    "Encoding",
+    "IdentitySeparator",
+    "MIPResult",
+    "Relaxation",
+    "_formulations",
+    "encode",
+]
