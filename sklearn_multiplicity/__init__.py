@@ -5,14 +5,11 @@ epsilon-level set of linear classifiers, certified by mixed-integer
 programming with Google OR-Tools.
 """
 
-from ._auditor import (
-    CertificationWarning,
-    CompetingModel,
-    MultiplicityAuditor,
-    ProblemSizeWarning,
-)
+from ._auditor import MultiplicityAuditor
 from ._classifier import ZeroOneLinearClassifier
+from ._competing import CompetingModel
 from ._epsilon import EpsilonSuggestion, suggest_epsilon
+from ._exceptions import CertificationWarning, ProblemSizeWarning
 from ._frame import MultiplicityFrame
 from ._plotting import GroupAmbiguityDisplay, MultiplicityPathDisplay
 from ._sampling import SamplingAuditor

@@ -5,7 +5,7 @@ See :mod:`sklearn_multiplicity._cli` (``--help`` lists the options).
 
 import sys
 
-from ._cli._main import main
+from ._cli import main
 
 __all__ = ["main"]
 

@@ -5,7 +5,8 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import clone
 from sklearn.pipeline import Pipeline
-from sklearn.utils.validation import check_is_fitted, has_fit_parameter
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_array, check_is_fitted, has_fit_parameter
 
 SUPPORTED = (
     "a binary linear classifier exposing coef_ and intercept_ (LogisticRegression, "
@@ -35,6 +36,14 @@ class Baseline:
     def transform(self, X):
         """User ``X`` in the audit space."""
         return X if self.pipeline is None else self.pipeline[:-1].transform(X)
+
+    def audit_space(self, X):
+        """User ``X`` in the audit space, as a finite float array."""
+        return check_array(
+            self.transform(X),
+            dtype=np.float64,
+            input_name="X (in the baseline's feature space)",
+        )
 
     @property
     def coef(self):
@@ -127,3 +136,72 @@ def _sample_weight_kwargs(estimator, sample_weight):
     if isinstance(estimator, Pipeline):
         return {f"{estimator.steps[-1][0]}__sample_weight": sample_weight}
     return {"sample_weight": sample_weight}
+
+
+def _baseline_has(name):
+    """``available_if`` check: the (fitted or given) baseline has ``name``."""
+
+    def check(self):
+        baseline = getattr(self, "estimator_", None) or self.estimator
+        return hasattr(baseline if baseline is not None else self._default(), name)
+
+    return check
+
+
+class BaselineDelegationMixin:
+    """``predict``, ``decision_function`` and ``predict_proba`` of ``estimator_``.
+
+    For meta-estimators whose fitted baseline is ``estimator_``; the methods
+    exist when the baseline has them (``estimator``, or ``_default()`` when it
+    is ``None``).
+    """
+
+    def predict(self, X):
+        """Predictions of the baseline.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            People to predict.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predicted classes.
+        """
+        check_is_fitted(self)
+        return self.estimator_.predict(X)
+
+    @available_if(_baseline_has("decision_function"))
+    def decision_function(self, X):
+        """Decision function of the baseline.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            People to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Scores (positive: the second class).
+        """
+        check_is_fitted(self)
+        return self.estimator_.decision_function(X)
+
+    @available_if(_baseline_has("predict_proba"))
+    def predict_proba(self, X):
+        """Class probabilities of the baseline (when it has them).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            People to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            Probabilities of both classes.
+        """
+        check_is_fitted(self)
+        return self.estimator_.predict_proba(X)

@@ -1,30 +1,33 @@
 """``ZeroOneLinearClassifier``: the linear classifier of fewest training errors."""
 
-import time
-import warnings
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, _fit_context
 from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
-from ._core._hypothesis import make_hypothesis_class
-from ._core._models import constant_models, in_class, logistic_model, verify
-from ._core._problem import PatternProblem
-from ._core._validation import (
-    check_binary_target,
-    check_time_limit,
-    check_weights,
-    resolve_threads,
-)
-from ._mip import _formulations, encode
-from ._mip._program import OPTIMAL
-from ._mip._relaxation import IdentitySeparator
-from .backends import get_backend
+from ._core._validation import check_binary_target, check_weights, resolve_threads
+from ._engine import AuditSession, Deadline
+from .backends import Backend
 
 #: Seconds allowed beyond ``time_limit`` for compression, model building,
 #: the warm start and verification (measured well below this on COMPAS).
 TIME_LIMIT_OVERHEAD = 5.0
+
+#: Parameters shared with :class:`MultiplicityAuditor`: solver and class.
+SOLVER_CONSTRAINTS = {
+    "solver": [str, Backend],
+    "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+    "margin": [Interval(Real, 0, 0.5, closed="right")],
+    "weights": [StrOptions({"auto", "continuous", "integer"})],
+    "max_weight": [Interval(Integral, 1, None, closed="left")],
+    "cuts": ["boolean"],
+    "n_jobs": [Integral, None],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+}
 
 
 class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
@@ -141,6 +144,8 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
     ('optimal', 3.0)
     """
 
+    _parameter_constraints: dict = dict(SOLVER_CONSTRAINTS)
+
     def __init__(
         self,
         *,
@@ -164,12 +169,14 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Fit the linear classifier with the fewest training errors.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Training features.
         y : array-like of shape (n_samples,)
             Two classes.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -178,123 +185,51 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
         Returns
         -------
         self : ZeroOneLinearClassifier
+            The fitted classifier.
         """
-        start = time.perf_counter()
+        deadline = Deadline(self.time_limit)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
-        time_limit = check_time_limit(self.time_limit)
         self.classes_, y01 = check_binary_target(y)
         weight = check_weights(sample_weight, X)
-        hypothesis = make_hypothesis_class(
-            self.weights, self.solver, self.margin, self.max_weight
-        )
-        backend = get_backend(
-            self.solver,
-            threads=resolve_threads(self.n_jobs),
+        threads = resolve_threads(self.n_jobs)
+        session = AuditSession.from_data(
+            X,
+            y01,
+            weight,
+            solver=self.solver,
+            weights=self.weights,
+            margin=self.margin,
+            max_weight=self.max_weight,
+            cuts=self.cuts,
+            threads=threads,
             random_state=self.random_state,
             verbose=self.verbose,
         )
-        problem = PatternProblem.from_data(X, y01, weight)
-        if hypothesis.integer:
-            hypothesis.check_data(problem)
-        enc = encode(problem, hypothesis, cuts=self.cuts)
-        fit = solve_min_error(
-            enc,
-            backend,
-            time_limit=time_limit,
-            start=start,
-            random_state=self.random_state,
-        )
-        self._store(problem, enc, hypothesis, fit)
-        return self
-
-    def _store(self, problem, enc, hypothesis, fit):
-        model = fit["model"]
+        fit = session.min_error(deadline)
+        problem, model = session.problem, fit.model
         coef, intercept = problem.to_original(
-            model.w, model.b, scaled=hypothesis.scaled
+            model.w, model.b, scaled=session.hypothesis.scaled
         )
         self.coef_ = coef.reshape(1, -1)
         self.intercept_ = np.array([intercept])
         self.n_errors_ = model.errors
         self.training_error_ = model.errors / problem.total_weight
-        self.lower_bound_ = fit["lower_bound"]
-        self.status_ = fit["status"]
-        self.gap_ = fit["gap"]
-        self.solve_time_ = fit["solve_time"]
-        self.solver_status_ = fit["solver_status"]
+        self.lower_bound_ = fit.lower_bound
+        self.status_ = fit.status.value
+        self.gap_ = fit.gap
+        self.solve_time_ = fit.solve_time
+        self.solver_status_ = fit.solver_status.value
         self.n_patterns_ = problem.n_patterns
-        self.n_identities_ = enc.n_identities
-        self.warm_start_ = fit["warm_start"]
-        self.hypothesis_class_ = hypothesis.describe()
+        self.n_identities_ = session.enc.n_identities
+        self.warm_start_ = {
+            "source": fit.warm_start.source,
+            "n_errors": fit.warm_start.errors,
+        }
+        self.hypothesis_class_ = session.hypothesis.describe()
+        return self
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         tags.input_tags.sparse = False
         return tags
-
-
-def solve_min_error(
-    enc, backend, *, time_limit, start=None, random_state=None, separator=None
-):
-    """Certified minimum error over the class of ``enc``, with a warm start.
-
-    The MIP gets only the affine-identity rows its LP relaxation needs
-    (``separator``, an :class:`~._relaxation.IdentitySeparator` of ``enc``,
-    built here when not given).
-
-    Returns
-    -------
-    dict with ``model`` (a verified :class:`CanonicalModel` in the class),
-    ``lower_bound``, ``status``, ``gap``, ``solve_time``, ``solver_status``,
-    ``warm_start`` and ``result`` (the raw :class:`MIPResult`).
-    """
-    start = time.perf_counter() if start is None else start
-    candidates = constant_models(enc)
-    candidates.append(logistic_model(enc, random_state=random_state))
-    warm = min((m for m in candidates if m is not None), key=lambda m: m.errors)
-    mip = _formulations.min_error(enc, hint=enc.hint_from((warm.w, warm.b)))
-    if enc.n_identities:
-        separator = separator or IdentitySeparator(enc)
-        mip = separator.restrict(mip, separator.base_rows)
-    if time_limit is not None:
-        backend.time_limit = max(time_limit - (time.perf_counter() - start), 1e-3)
-    result = backend.solve(mip)
-
-    model = warm
-    if result.has_solution:
-        w, b, _ = enc.decode(result.x)
-        found = verify(enc, w, b, source=mip.name)
-        if found.errors <= warm.errors and in_class(enc, found, tolerance=1e-4):
-            model = found
-    claimed = result.bound if np.isfinite(result.bound) else -np.inf
-    if claimed > model.errors + 1e-6:
-        # A verified model of the class beats the solver's "proof": the solver
-        # is wrong, so its bound certifies nothing.
-        warnings.warn(
-            f"The {backend.name} solver claimed no model has fewer than "
-            f"{claimed:g} errors, but a verified model has {model.errors:g}; "
-            "its bound is discarded.",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-        claimed = -np.inf
-    lower = max(enc.problem.unavoidable_errors, claimed)
-    if result.status not in (OPTIMAL, "feasible", "no_solution"):
-        warnings.warn(
-            f"The {backend.name} solver did not solve {mip.name} ({result.status}: "
-            f"{result.message}); returning the warm start ({warm.source}).",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-    status = OPTIMAL if model.errors <= lower + 1e-9 else "feasible"
-    gap = (model.errors - lower) / model.errors if model.errors > 0 else 0.0
-    return {
-        "model": model,
-        "lower_bound": float(lower),
-        "status": status,
-        "gap": float(gap),
-        "solve_time": result.solve_time,
-        "solver_status": result.status,
-        "warm_start": {"source": warm.source, "n_errors": warm.errors},
-        "result": result,
-    }

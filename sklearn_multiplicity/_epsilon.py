@@ -17,11 +17,15 @@ METHODS = ("bootstrap", "cv")
 class EpsilonSuggestion:
     """An error tolerance for the level set, and how it was derived.
 
-    Attributes
+    Returned by :func:`suggest_epsilon`; each parameter is stored as the
+    attribute of the same name. ``float(suggestion)`` is ``epsilon``.
+
+    Parameters
     ----------
     epsilon : float
         The suggested tolerance, a share of the training set in [0, 1].
     method : {"bootstrap", "cv"}
+        How the confidence interval was computed.
     error : float
         The baseline's error estimate the interval is around (training error
         for ``"bootstrap"``, mean fold error for ``"cv"``).
@@ -29,6 +33,17 @@ class EpsilonSuggestion:
         The confidence interval ``(lo, hi)`` of that error, clipped to [0, 1].
     description : str
         One sentence stating the definition and the numbers.
+
+    See Also
+    --------
+    suggest_epsilon : Computes the suggestion.
+
+    Examples
+    --------
+    >>> from sklearn_multiplicity import EpsilonSuggestion
+    >>> s = EpsilonSuggestion(0.05, "cv", 0.2, (0.15, 0.25), "an example")
+    >>> float(s)
+    0.05
     """
 
     epsilon: float
@@ -159,11 +174,15 @@ def suggest_epsilon(
         :class:`~sklearn.frozen.FrozenEstimator` is used as is, so that the
         bootstrap does not refit an expensive model).
     X : array-like of shape (n_samples, n_features)
+        Training data, as given to the baseline's ``fit``.
     y : array-like of shape (n_samples,)
+        Target labels.
     method : {"bootstrap", "cv"}, default="bootstrap"
+        How the uncertainty of the error is estimated (see above).
     n_resamples : int, default=100
         Bootstrap resamples (``"bootstrap"`` only).
     confidence : float in (0, 1), default=0.95
+        Confidence level of the interval.
     cv : int, cross-validation generator or iterable, default=5
         Folds for ``"cv"`` (stratified for classifiers, as in scikit-learn).
     sample_weight : array-like of shape (n_samples,), default=None
@@ -176,11 +195,15 @@ def suggest_epsilon(
     EpsilonSuggestion
         ``epsilon``, ``method``, ``error``, ``interval`` and ``description``.
 
+    See Also
+    --------
+    MultiplicityAuditor : Audits the level set of the suggested tolerance.
+
     Examples
     --------
     >>> import numpy as np
     >>> from sklearn.linear_model import LogisticRegression
-    >>> from sklearn_multiplicity._epsilon import suggest_epsilon
+    >>> from sklearn_multiplicity import suggest_epsilon
     >>> rng = np.random.RandomState(0)
     >>> X = rng.normal(size=(200, 2))
     >>> y = (X[:, 0] + rng.normal(size=200) > 0).astype(int)

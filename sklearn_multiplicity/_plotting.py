@@ -10,7 +10,19 @@ COLORS = {"ambiguity": "C0", "discrepancy": "C1"}
 
 
 def check_matplotlib_support(caller):
-    """Raise an ``ImportError`` naming ``caller`` when matplotlib is missing."""
+    """Raise an ``ImportError`` naming ``caller`` when matplotlib is missing.
+
+    Parameters
+    ----------
+    caller : str
+        Name of the function or method that needs matplotlib, shown in the
+        error message.
+
+    Raises
+    ------
+    ImportError
+        If matplotlib cannot be imported.
+    """
     try:
         import matplotlib  # noqa: F401
     except ImportError as exc:
@@ -18,6 +30,21 @@ def check_matplotlib_support(caller):
             f"{caller} requires matplotlib: pip install matplotlib "
             "(or the 'plot' extra of sklearn-multiplicity)."
         ) from exc
+
+
+def _style(defaults, kwargs, artist):
+    """``defaults`` updated with the user's matplotlib ``kwargs``.
+
+    Aliases (``c``, ``ls``, ``lw``, ``fc``, ...) are normalised to their full
+    names first, so that a user's ``c="k"`` replaces the default ``color``
+    instead of clashing with it.
+    """
+    from matplotlib.cbook import normalize_kwargs
+
+    return {
+        **normalize_kwargs(defaults, artist),
+        **normalize_kwargs(kwargs, artist),
+    }
 
 
 def _percent_formatter():
@@ -52,88 +79,147 @@ class MultiplicityPathDisplay:
     lower estimate, so it lies on or below the exact lines. This is the
     layout of Figure 3 of Marx, Calmon & Ustun (2020).
 
-    Create it with :meth:`from_auditor`, or from precomputed paths.
+    Create it with :meth:`from_auditor`, or from precomputed paths and then
+    call :meth:`plot`. All parameters are keyword-only.
 
     Parameters
     ----------
     path : pandas.DataFrame
-        :meth:`MultiplicityAuditor.path` output.
+        :meth:`MultiplicityAuditor.path` output: columns ``epsilon`` and, for
+        each of ``ambiguity`` and ``discrepancy``, the measure and its
+        ``_lower`` and ``_upper`` certified bounds.
     sampling_path : pandas.DataFrame, default=None
-        :meth:`SamplingAuditor.path` output.
+        :meth:`SamplingAuditor.path` output (columns ``epsilon``,
+        ``ambiguity``, ``discrepancy``), drawn dashed; ``None`` draws the
+        exact measures only.
 
     Attributes
     ----------
     ax_ : matplotlib.axes.Axes
+        Axes the path is drawn on.
     figure_ : matplotlib.figure.Figure
+        Figure holding ``ax_``.
     lines_ : dict of str to matplotlib.lines.Line2D
         ``"ambiguity"``, ``"discrepancy"`` and, with a sampling path,
         ``"sampling ambiguity"``, ``"sampling discrepancy"``.
     bands_ : dict of str to matplotlib.collections.PolyCollection
         The shaded certified bands, for the measures with an open gap.
 
+    See Also
+    --------
+    GroupAmbiguityDisplay : Ambiguity per group.
+    MultiplicityAuditor.path : The exact path drawn here.
+    SamplingAuditor.path : The sampled path drawn dashed.
+
     Examples
     --------
-    >>> from sklearn_multiplicity._plotting import MultiplicityPathDisplay
+    >>> import numpy as np
+    >>> from matplotlib.figure import Figure
+    >>> from sklearn_multiplicity import (
+    ...     MultiplicityAuditor, MultiplicityPathDisplay, SamplingAuditor)
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.randint(0, 2, size=(40, 3))
+    >>> y = (X[:, 0] + rng.rand(40) > 0.8).astype(int)
+    >>> auditor = MultiplicityAuditor(epsilon=0.1).fit(X, y)
+    >>> sampling = SamplingAuditor.from_auditor(
+    ...     auditor, X, y, n_models=10, random_state=0)
+    >>> ax = Figure().add_subplot()
+    >>> display = MultiplicityPathDisplay.from_auditor(
+    ...     auditor, sampling=sampling, ax=ax, linewidth=2)
+    >>> sorted(display.lines_)
+    ['ambiguity', 'discrepancy', 'sampling ambiguity', 'sampling discrepancy']
+    >>> display.lines_["ambiguity"].get_linewidth()
+    2.0
+
+    Without ``ax``, a new figure is made with :func:`matplotlib.pyplot.subplots`:
+
+    >>> import matplotlib.pyplot as plt
     >>> display = MultiplicityPathDisplay.from_auditor(auditor)  # doctest: +SKIP
+    >>> plt.show()  # doctest: +SKIP
     """
 
-    def __init__(self, path, sampling_path=None):
+    def __init__(self, *, path, sampling_path=None):
         self.path = path
         self.sampling_path = sampling_path
 
     @classmethod
-    def from_auditor(cls, auditor, max_epsilon=None, sampling=None, ax=None):
+    def from_auditor(
+        cls, auditor, max_epsilon=None, *, sampling=None, ax=None, **kwargs
+    ):
         """Compute the path of a fitted auditor and plot it.
 
         Parameters
         ----------
         auditor : MultiplicityAuditor
-            Fitted.
+            A fitted auditor.
         max_epsilon : float, default=None
-            Largest tolerance; defaults to the auditor's ``epsilon``.
+            Largest tolerance of the path; defaults to the auditor's
+            ``epsilon``.
         sampling : SamplingAuditor, default=None
-            Fitted; its path on the same tolerances is drawn dashed.
+            A fitted sampling auditor; its path on the same tolerances is
+            drawn dashed.
         ax : matplotlib.axes.Axes, default=None
             Axes to draw on; a new figure when ``None``.
+        **kwargs : dict
+            Keyword arguments passed to :meth:`matplotlib.axes.Axes.plot` for
+            every line, see :meth:`plot`.
 
         Returns
         -------
-        MultiplicityPathDisplay
+        display : MultiplicityPathDisplay
+            The display, with the fitted attributes ``ax_``, ``figure_``,
+            ``lines_`` and ``bands_``.
         """
         check_matplotlib_support(f"{cls.__name__}.from_auditor")
         path = auditor.path(max_epsilon)
         sampling_path = None
         if sampling is not None:
             sampling_path = sampling.path(float(path["epsilon"].max()))
-        return cls(path, sampling_path).plot(ax=ax)
+        return cls(path=path, sampling_path=sampling_path).plot(ax=ax, **kwargs)
 
-    def plot(self, ax=None):
+    def plot(self, ax=None, **kwargs):
         """Draw the path.
 
         Parameters
         ----------
         ax : matplotlib.axes.Axes, default=None
             Axes to draw on; a new figure when ``None``.
+        **kwargs : dict
+            Keyword arguments passed to :meth:`matplotlib.axes.Axes.plot` for
+            every line (the exact and, when drawn, the sampled ones), e.g.
+            ``linewidth=2`` or ``alpha=0.8``. They override the display's
+            defaults (colour per measure, step drawstyle, markers, labels and
+            the dashes of the sampled lines); aliases such as ``lw`` or ``c``
+            are accepted.
 
         Returns
         -------
         self : MultiplicityPathDisplay
+            The display, with the fitted attributes ``ax_``, ``figure_``,
+            ``lines_`` and ``bands_``.
         """
         check_matplotlib_support(f"{type(self).__name__}.plot")
+        from matplotlib.lines import Line2D
+
         ax = _axes(ax)
         eps = self.path["epsilon"].to_numpy(dtype=float)
         self.lines_, self.bands_ = {}, {}
         for name, color in COLORS.items():
             lower = self.path[f"{name}_lower"].to_numpy(dtype=float)
             upper = self.path[f"{name}_upper"].to_numpy(dtype=float)
+            style = _style(
+                {
+                    "color": color,
+                    "drawstyle": "steps-post",
+                    "marker": "o",
+                    "markersize": 3,
+                    "label": f"{name} (exact)",
+                },
+                kwargs,
+                Line2D,
+            )
             (self.lines_[name],) = ax.plot(
-                eps,
-                self.path[name].to_numpy(dtype=float),
-                color=color,
-                drawstyle="steps-post",
-                marker="o",
-                markersize=3,
-                label=f"{name} (exact)",
+                eps, self.path[name].to_numpy(dtype=float), **style
             )
             gap = upper > lower + 1e-12
             if gap.any():
@@ -148,7 +234,7 @@ class MultiplicityPathDisplay:
                     label=f"{name}: certified bounds",
                 )
         if self.sampling_path is not None:
-            self._plot_sampling(ax)
+            self._plot_sampling(ax, kwargs)
         _percent_axes(ax, self._largest())
         ax.set_xlabel("error tolerance ε (share of the training set)")
         ax.set_ylabel("share of training people")
@@ -165,16 +251,23 @@ class MultiplicityPathDisplay:
             frames.append(self.sampling_path[list(COLORS)])
         return max(float(np.nanmax(f.to_numpy(dtype=float))) for f in frames)
 
-    def _plot_sampling(self, ax):
+    def _plot_sampling(self, ax, kwargs):
+        from matplotlib.lines import Line2D
+
         eps = self.sampling_path["epsilon"].to_numpy(dtype=float)
         for name, color in COLORS.items():
+            style = _style(
+                {
+                    "color": color,
+                    "linestyle": "--",
+                    "drawstyle": "steps-post",
+                    "label": f"{name} (sampling, lower estimate)",
+                },
+                kwargs,
+                Line2D,
+            )
             (self.lines_[f"sampling {name}"],) = ax.plot(
-                eps,
-                self.sampling_path[name].to_numpy(dtype=float),
-                color=color,
-                linestyle="--",
-                drawstyle="steps-post",
-                label=f"{name} (sampling, lower estimate)",
+                eps, self.sampling_path[name].to_numpy(dtype=float), **style
             )
 
 
@@ -185,74 +278,120 @@ class GroupAmbiguityDisplay:
     reaches up to the certified upper bound where a time limit left a gap. The
     dotted horizontal line is the overall ambiguity.
 
+    Create it with :meth:`from_auditor`, or from a precomputed table and
+    then call :meth:`plot`. All parameters are keyword-only.
+
     Parameters
     ----------
     by_group : pandas.DataFrame
         ``MultiplicityFrame.by_group`` (index: groups; columns
         ``ambiguity``, ``ambiguity_lower``, ``ambiguity_upper``, ``n``, ...).
     overall : float, default=None
-        Overall ambiguity, drawn as a horizontal line.
+        Overall ambiguity, drawn as a horizontal line; ``None`` draws no line.
     epsilon : float, default=None
         The tolerance, shown in the title.
 
     Attributes
     ----------
     ax_ : matplotlib.axes.Axes
+        Axes the bars are drawn on.
     figure_ : matplotlib.figure.Figure
+        Figure holding ``ax_``.
     bars_ : matplotlib.container.BarContainer
         One bar per group, in the order of ``by_group``.
     errorbar_ : matplotlib.container.ErrorbarContainer or None
         The bounds of the groups with a gap (None when all are certified).
     overall_line_ : matplotlib.lines.Line2D or None
+        The horizontal line of the overall ambiguity (None without
+        ``overall``).
+
+    See Also
+    --------
+    MultiplicityPathDisplay : Ambiguity and discrepancy against ``eps``.
+    MultiplicityAuditor.by_group : The per-group measures drawn here.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from matplotlib.figure import Figure
+    >>> from sklearn_multiplicity import GroupAmbiguityDisplay, MultiplicityAuditor
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.randint(0, 2, size=(40, 3))
+    >>> y = (X[:, 0] + rng.rand(40) > 0.8).astype(int)
+    >>> groups = np.where(X[:, 1] == 1, "A", "B")
+    >>> auditor = MultiplicityAuditor(epsilon=0.05).fit(X, y, groups=groups)
+    >>> ax = Figure().add_subplot()
+    >>> display = GroupAmbiguityDisplay.from_auditor(
+    ...     auditor, ax=ax, color="tab:green", alpha=0.7)
+    >>> [tick.get_text() for tick in display.ax_.get_xticklabels()]
+    ['A', 'B']
+    >>> display.bars_[0].get_alpha()
+    0.7
     """
 
-    def __init__(self, by_group, overall=None, epsilon=None):
+    def __init__(self, *, by_group, overall=None, epsilon=None):
         self.by_group = by_group
         self.overall = overall
         self.epsilon = epsilon
 
     @classmethod
-    def from_auditor(cls, auditor, eps=None, ax=None):
-        """Per-group ambiguity of an auditor fitted with ``groups``.
+    def from_auditor(cls, auditor, eps=None, *, ax=None, **kwargs):
+        """Plot the per-group ambiguity of an auditor fitted with ``groups``.
 
         Parameters
         ----------
         auditor : MultiplicityAuditor
-            Fitted with ``groups=``.
+            An auditor fitted with ``groups=``.
         eps : float, default=None
             Tolerance; defaults to the auditor's ``epsilon``.
         ax : matplotlib.axes.Axes, default=None
+            Axes to draw on; a new figure when ``None``.
+        **kwargs : dict
+            Keyword arguments passed to :meth:`matplotlib.axes.Axes.bar`, see
+            :meth:`plot`.
 
         Returns
         -------
-        GroupAmbiguityDisplay
+        display : GroupAmbiguityDisplay
+            The display, with the fitted attributes ``ax_``, ``figure_``,
+            ``bars_``, ``errorbar_`` and ``overall_line_``.
         """
         check_matplotlib_support(f"{cls.__name__}.from_auditor")
         frame = auditor.by_group(eps)
         overall = float(frame.overall["ambiguity"])
-        return cls(frame.by_group, overall, frame.epsilon).plot(ax=ax)
+        display = cls(by_group=frame.by_group, overall=overall, epsilon=frame.epsilon)
+        return display.plot(ax=ax, **kwargs)
 
-    def plot(self, ax=None):
+    def plot(self, ax=None, **kwargs):
         """Draw the bars.
 
         Parameters
         ----------
         ax : matplotlib.axes.Axes, default=None
+            Axes to draw on; a new figure when ``None``.
+        **kwargs : dict
+            Keyword arguments passed to :meth:`matplotlib.axes.Axes.bar`, e.g.
+            ``color``, ``alpha``, ``edgecolor`` or ``width``. They override
+            the display's default colour; aliases such as ``fc`` or ``ec``
+            are accepted.
 
         Returns
         -------
         self : GroupAmbiguityDisplay
+            The display, with the fitted attributes ``ax_``, ``figure_``,
+            ``bars_``, ``errorbar_`` and ``overall_line_``.
         """
         check_matplotlib_support(f"{type(self).__name__}.plot")
+        from matplotlib.patches import Rectangle
+
         ax = _axes(ax)
         frame = self.by_group
         labels = [str(g) for g in frame.index]
         x = np.arange(len(labels))
         lower = frame["ambiguity_lower"].to_numpy(dtype=float)
         upper = frame["ambiguity_upper"].to_numpy(dtype=float)
-        self.bars_ = ax.bar(
-            x, frame["ambiguity"].to_numpy(dtype=float), color=COLORS["ambiguity"]
-        )
+        style = _style({"color": COLORS["ambiguity"]}, kwargs, Rectangle)
+        self.bars_ = ax.bar(x, frame["ambiguity"].to_numpy(dtype=float), **style)
         gap = upper > lower + 1e-12
         self.errorbar_ = None
         if gap.any():

@@ -1,6 +1,5 @@
 """``SamplingAuditor``: the sampled ("ad hoc") estimate of predictive multiplicity."""
 
-import math
 import numbers
 import warnings
 
@@ -13,7 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from ._baseline import fit_baseline
-from ._core._problem import error_budget
+from ._core import LevelSet
 from ._core._validation import check_binary_target, check_epsilon, check_weights
 
 #: Range of the inverse regularisation strengths ``C`` of the pooled models
@@ -123,7 +122,7 @@ class SamplingAuditor(BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_multiplicity._sampling import SamplingAuditor
+    >>> from sklearn_multiplicity import SamplingAuditor
     >>> rng = np.random.RandomState(0)
     >>> X = rng.randint(0, 2, size=(60, 3))
     >>> y = (X[:, 0] + rng.rand(60) > 0.8).astype(int)
@@ -149,16 +148,22 @@ class SamplingAuditor(BaseEstimator):
         ----------
         auditor : MultiplicityAuditor
             A fitted auditor; its ``estimator_`` is the baseline, used as is.
-        X, y : the auditor's training data.
+        X : array-like of shape (n_samples, n_features)
+            The auditor's training data.
+        y : array-like of shape (n_samples,)
+            The auditor's training labels.
         sample_weight : array-like of shape (n_samples,), default=None
             The weights the auditor was fitted with.
-        n_models, random_state
-            As in the constructor.
+        n_models : int, default=100
+            Size of the pool, as in the constructor.
+        random_state : int, RandomState instance or None, default=None
+            Seeds the pooled models, as in the constructor.
 
         Returns
         -------
         SamplingAuditor
-            Fitted.
+            A sampling auditor fitted on ``(X, y)`` around the auditor's
+            baseline.
         """
         from sklearn.frozen import FrozenEstimator
 
@@ -176,14 +181,16 @@ class SamplingAuditor(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Training data.
         y : array-like of shape (n_samples,)
-            Two classes.
+            Target labels, two classes.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative; passed to every fit and used in every error count.
 
         Returns
         -------
         self : SamplingAuditor
+            The fitted sampling auditor.
         """
         n_models = _check_n_models(self.n_models)
         y = np.asarray(y)
@@ -206,7 +213,6 @@ class SamplingAuditor(BaseEstimator):
             [model.predict(Z) == self.classes_[1] for model in self.models_]
         )
         self._weight = weight
-        self._integral = bool(np.all(weight == np.round(weight)))
         self.baseline_errors_ = float(weight @ (base != truth))
         self.baseline_error_ = self.baseline_errors_ / weight.sum()
         self.model_errors_ = (predictions != truth) @ weight
@@ -229,10 +235,8 @@ class SamplingAuditor(BaseEstimator):
         return models
 
     # -------------------------------------------------------------- measures
-    def _budget(self, eps):
-        return error_budget(
-            self.baseline_errors_, eps, self._weight.sum(), self._integral
-        )
+    def _level_set(self):
+        return LevelSet.from_weights(self._weight, self.baseline_errors_)
 
     def in_level_set(self, eps):
         """Mask of the pooled models in the ``eps``-level set.
@@ -240,14 +244,18 @@ class SamplingAuditor(BaseEstimator):
         Parameters
         ----------
         eps : float in [0, 1]
+            Error tolerance, a share of the total training weight.
 
         Returns
         -------
         ndarray of bool, shape (n_models_,)
+            True for the pooled models whose training error is within the
+            allowance of the baseline's.
         """
         check_is_fitted(self, "flips_")
         eps = check_epsilon(eps)
-        return self.model_errors_ <= self._budget(eps) + 1e-9
+        level_set = self._level_set()
+        return level_set.within(self.model_errors_, level_set.budget(eps))
 
     def ambiguity(self, eps):
         """Share of people whose prediction some pooled level-set model flips.
@@ -257,10 +265,13 @@ class SamplingAuditor(BaseEstimator):
         Parameters
         ----------
         eps : float in [0, 1]
+            Error tolerance, a share of the total training weight.
 
         Returns
         -------
         float
+            Weighted share of the training rows flipped by at least one
+            pooled level-set model.
         """
         return float(self._weight @ self.contestable(eps) / self._weight.sum())
 
@@ -273,10 +284,13 @@ class SamplingAuditor(BaseEstimator):
         Parameters
         ----------
         eps : float in [0, 1]
+            Error tolerance, a share of the total training weight.
 
         Returns
         -------
         float
+            Largest weighted share of the training rows one pooled level-set
+            model flips.
         """
         flips = self.flips_[self.in_level_set(eps)]
         if flips.shape[0] == 0:
@@ -289,10 +303,12 @@ class SamplingAuditor(BaseEstimator):
         Parameters
         ----------
         eps : float in [0, 1]
+            Error tolerance, a share of the total training weight.
 
         Returns
         -------
         ndarray of bool, shape (n_samples,)
+            True for the training rows some pooled level-set model flips.
         """
         return self.flips_[self.in_level_set(eps)].any(axis=0)
 
@@ -307,6 +323,7 @@ class SamplingAuditor(BaseEstimator):
         Parameters
         ----------
         max_epsilon : float in [0, 1]
+            Largest error tolerance of the grid.
 
         Returns
         -------
@@ -316,13 +333,7 @@ class SamplingAuditor(BaseEstimator):
         """
         check_is_fitted(self, "flips_")
         max_eps = check_epsilon(max_epsilon, "max_epsilon")
-        total = self._weight.sum()
-        if self._integral:
-            extras = np.arange(0, math.floor(max_eps * total + 1e-9) + 1)
-            epsilons = extras / total
-        else:
-            step = max_eps / 10 or 1.0
-            epsilons = np.arange(0, max_eps + 1e-12, step)
+        epsilons, _, _ = self._level_set().grid(max_eps)
         rows = [
             {
                 "epsilon": float(eps),

@@ -31,7 +31,7 @@ def ambiguity_scorer(eps=None):
 
     Parameters
     ----------
-    eps : float in [0, 1] or None
+    eps : float in [0, 1] or None, default=None
         Error tolerance; ``None`` uses the auditor's ``epsilon``.
 
     Returns
@@ -39,6 +39,31 @@ def ambiguity_scorer(eps=None):
     callable
         ``scorer(auditor, X, y) -> float``, usable in ``scoring=`` of
         :func:`~sklearn.model_selection.cross_validate`.
+
+    See Also
+    --------
+    discrepancy_scorer : Held-out disagreement of the discrepancy model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import cross_validate
+    >>> from sklearn_multiplicity import (
+    ...     MultiplicityAuditor, ambiguity_scorer, discrepancy_scorer)
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.randint(0, 2, size=(40, 3))
+    >>> y = (X[:, 0] + rng.rand(40) > 0.8).astype(int)
+    >>> scoring = {
+    ...     "ambiguity": ambiguity_scorer(),
+    ...     "discrepancy": discrepancy_scorer(eps=0.05),
+    ... }
+    >>> scores = cross_validate(
+    ...     MultiplicityAuditor(epsilon=0.05), X, y, cv=2, scoring=scoring)
+    >>> ambiguity = scores["test_ambiguity"]
+    >>> ambiguity.shape
+    (2,)
+    >>> bool(np.all((0 <= ambiguity) & (ambiguity <= 1)))
+    True
     """
 
     def ambiguity(estimator, X, y=None):
@@ -57,12 +82,30 @@ def discrepancy_scorer(eps=None):
 
     Parameters
     ----------
-    eps : float in [0, 1] or None
+    eps : float in [0, 1] or None, default=None
+        Error tolerance; ``None`` uses the auditor's ``epsilon``.
 
     Returns
     -------
     callable
-        ``scorer(auditor, X, y) -> float``.
+        ``scorer(auditor, X, y) -> float``, usable in ``scoring=`` of
+        :func:`~sklearn.model_selection.cross_validate`.
+
+    See Also
+    --------
+    ambiguity_scorer : Share of held-out people some level-set model flips.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_multiplicity import MultiplicityAuditor, discrepancy_scorer
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.randint(0, 2, size=(40, 3))
+    >>> y = (X[:, 0] + rng.rand(40) > 0.8).astype(int)
+    >>> auditor = MultiplicityAuditor(epsilon=0.05).fit(X[:30], y[:30])
+    >>> score = discrepancy_scorer()(auditor, X[30:], y[30:])
+    >>> 0.0 <= score <= 1.0
+    True
     """
 
     def discrepancy(estimator, X, y=None):

@@ -92,3 +92,11 @@ def random_tiny(seed, n=8, d=2, levels=4, noise=0.3):
     if y.min() == y.max():
         y[0] = 1 - y[0]
     return X, y
+
+
+def baseline_truth(auditor, X, y, sample_weight=None):
+    """Enumerated truth plus the baseline's predictions on its points."""
+    truth = Truth(X, y, sample_weight)
+    z0 = auditor.predict(truth.points) == auditor.classes_[1]
+    err0 = float((~z0) @ truth.pos + z0 @ truth.neg)
+    return truth, z0, err0

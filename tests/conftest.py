@@ -1,13 +1,5 @@
-from pathlib import Path
-
 import pytest
-
-COMPAS_PATH = (
-    Path(__file__).resolve().parents[2]
-    / "shared"
-    / "data"
-    / "compas-scores-two-years.csv"
-)
+from shared_data import COMPAS_PATH
 
 
 @pytest.fixture(scope="session")

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from sklearn_multiplicity import MultiplicityAuditor, ZeroOneLinearClassifier
-from sklearn_multiplicity._mip._cuts import affine_identities
 from sklearn_multiplicity._core._problem import PatternProblem
+from sklearn_multiplicity._mip._cuts import affine_identities
 
 
 def test_compas_compresses_to_the_papers_patterns(compas):

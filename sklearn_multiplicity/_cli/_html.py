@@ -20,7 +20,7 @@ def write_plots(report, out):
 
     images = {}
     fig = Figure(figsize=(7, 4.5))
-    MultiplicityPathDisplay(report.path, report.sampling_path).plot(
+    MultiplicityPathDisplay(path=report.path, sampling_path=report.sampling_path).plot(
         ax=fig.add_subplot()
     )
     images["path"] = out / "path.png"
@@ -28,9 +28,9 @@ def write_plots(report, out):
     if report.frame is not None:
         fig = Figure(figsize=(7, 4.5))
         GroupAmbiguityDisplay(
-            report.frame.by_group,
-            float(report.frame.overall["ambiguity"]),
-            report.epsilon,
+            by_group=report.frame.by_group,
+            overall=float(report.frame.overall["ambiguity"]),
+            epsilon=report.epsilon,
         ).plot(ax=fig.add_subplot())
         images["groups"] = out / "groups.png"
         fig.savefig(images["groups"], dpi=100, bbox_inches="tight")

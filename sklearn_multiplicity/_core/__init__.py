@@ -1,1 +1,36 @@
-"""placeholder"""
+"""The ground floor: the pattern problem, the level set, the hypothesis
+classes, verified models and typed results. Imports nothing of the package."""
+
+from ._hypothesis import BoxMargin, IntegerWeights, make_hypothesis_class
+from ._level_set import TOLERANCE, LevelSet, error_ceiling
+from ._models import (
+    CanonicalModel,
+    ModelPool,
+    constant_models,
+    in_class,
+    logistic_model,
+    verify,
+)
+from ._problem import PatternProblem, affinely_independent_columns
+from ._results import Bounds, MIPLogEntry, Status, certified
+
+__all__ = [
+    "TOLERANCE",
+    "BoxMargin",
+    "Bounds",
+    "CanonicalModel",
+    "IntegerWeights",
+    "LevelSet",
+    "MIPLogEntry",
+    "ModelPool",
+    "PatternProblem",
+    "Status",
+    "affinely_independent_columns",
+    "certified",
+    "constant_models",
+    "error_ceiling",
+    "in_class",
+    "logistic_model",
+    "make_hypothesis_class",
+    "verify",
+]

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._level_set import TOLERANCE
+
 
 @dataclass(frozen=True)
 class BoxMargin:
@@ -83,7 +85,7 @@ class IntegerWeights:
 
     def check_data(self, problem):
         values = problem.canonical(scaled=False)
-        if values.size and np.any(np.abs(values - np.round(values)) > 1e-9):
+        if values.size and np.any(np.abs(values - np.round(values)) > TOLERANCE):
             raise ValueError(
                 "Integer weights (solver='cpsat' or weights='integer') need "
                 "integer-valued features (binary, counts); got fractional values. "

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
+from ._level_set import LevelSet
+
 
 @dataclass
 class CanonicalModel:
@@ -108,4 +110,5 @@ class ModelPool:
         return len(self.models)
 
     def within(self, budget):
-        return [m for m in self.models if m.errors <= budget + 1e-9]
+        """The pooled models whose error is within ``budget``."""
+        return [m for m in self.models if LevelSet.within(m.errors, budget)]

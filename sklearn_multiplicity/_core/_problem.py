@@ -8,11 +8,12 @@ per row, and a pattern holding both labels contributes an error that no
 classifier avoids (``min(positive, negative)``, a lower bound on any error).
 """
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
+
+from ._level_set import TOLERANCE
 
 #: Relative tolerance under which a column is an affine combination of others.
 _RANK_TOLERANCE = 1e-9
@@ -101,7 +102,7 @@ class PatternProblem:
     @property
     def weights_are_integral(self):
         w = np.concatenate([self.positive_weight, self.negative_weight])
-        return bool(np.all(np.abs(w - np.round(w)) < 1e-9))
+        return bool(np.all(np.abs(w - np.round(w)) < TOLERANCE))
 
     @property
     def unavoidable_errors(self):
@@ -155,19 +156,6 @@ class PatternProblem:
         """Pattern (or ``X``) predictions of a model on the user's columns."""
         X = self.patterns if X is None else X
         return (np.asarray(X, float) @ np.asarray(coef, float).ravel() + intercept) > 0
-
-
-def error_budget(baseline_errors, eps, total_weight, integral):
-    """Largest weighted error of a model in the ``eps``-level set.
-
-    ``err(h0) + eps * W`` (``W`` the total weight); with integral weights the
-    allowance ``eps * W`` is rounded down to a whole error count, so with
-    unit weights a model may make ``floor(eps * n)`` more errors than ``h0``.
-    """
-    extra = eps * total_weight
-    if integral:
-        extra = math.floor(extra + 1e-9)
-    return baseline_errors + extra
 
 
 def affinely_independent_columns(patterns):

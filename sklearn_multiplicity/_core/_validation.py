@@ -43,21 +43,6 @@ def check_weights(sample_weight, X):
     return weight
 
 
-def check_time_limit(time_limit, name="time_limit"):
-    if time_limit is None:
-        return None
-    if (
-        isinstance(time_limit, bool)
-        or not isinstance(time_limit, numbers.Real)
-        or not np.isfinite(time_limit)
-        or time_limit <= 0
-    ):
-        raise ValueError(
-            f"{name} must be a positive number of seconds or None, got {time_limit!r}."
-        )
-    return float(time_limit)
-
-
 def check_epsilon(eps, name="eps"):
     if (
         isinstance(eps, bool)

@@ -6,7 +6,7 @@ makes; the heuristics never prove that a pattern cannot be flipped.
 
 import numpy as np
 
-from .._core._models import verify
+from .._core import LevelSet, verify
 
 
 def _running_argmin(values):
@@ -88,7 +88,7 @@ def heuristic_flip_models(enc, directions, baseline, candidates, budget):
     found = []
     seen = set()
     for err, model in zip(errors, models, strict=True):
-        if model is None or err > budget + 1e-9:
+        if model is None or not LevelSet.within(err, budget):
             continue
         key = (id(model[0]), round(model[1], 12))
         if key in seen:
@@ -97,7 +97,7 @@ def heuristic_flip_models(enc, directions, baseline, candidates, budget):
         fitted = enc.hypothesis.fit_model(enc.problem, *model)
         if fitted is not None:
             candidate = verify(enc, *fitted, source="threshold shift")
-            if candidate.errors <= budget + 1e-9:
+            if LevelSet.within(candidate.errors, budget):
                 found.append(candidate)
     return found
 

@@ -16,19 +16,38 @@ from joblib.parallel import get_active_backend
 
 
 class Deadline:
-    """Wall-clock budget shared by the MIPs of one request."""
+    """The wall-clock contract of one request: seconds in all, and per MIP.
 
-    def __init__(self, seconds):
+    Parameters
+    ----------
+    seconds : float or None
+        Seconds from now for all MIPs of the request (``None``: unlimited).
+    per_mip : float or None, default=None
+        Seconds for each MIP (``None``: unlimited).
+    within : Deadline or None, default=None
+        An enclosing deadline that ends this one no later than itself.
+    """
+
+    def __init__(self, seconds=None, *, per_mip=None, within=None):
         self.end = None if seconds is None else time.perf_counter() + seconds
+        if within is not None and within.end is not None:
+            self.end = within.end if self.end is None else min(self.end, within.end)
+        self.per_mip = per_mip
 
     def remaining(self):
+        """Seconds left (``inf`` when unlimited)."""
         return math.inf if self.end is None else self.end - time.perf_counter()
 
     def expired(self):
+        """Whether no time is left."""
         return self.remaining() <= 0
 
-    def limit(self, per_mip):
-        """Time limit for the next MIP (``None``: unlimited)."""
+    def limit(self, per_mip=None):
+        """Time limit of the next MIP (``None``: unlimited).
+
+        ``per_mip`` (default: the deadline's own) capped by the time left.
+        """
+        per_mip = self.per_mip if per_mip is None else per_mip
         left = self.remaining()
         candidates = [t for t in (per_mip, left) if t is not None and math.isfinite(t)]
         return max(min(candidates), 1e-3) if candidates else None

@@ -14,6 +14,8 @@ model of the hypothesis class. Formulations:
 import numpy as np
 import scipy.sparse as sp
 
+from .._core import TOLERANCE, error_ceiling
+
 
 def _error_row(enc):
     c, offset = enc.error_objective()
@@ -23,12 +25,9 @@ def _error_row(enc):
 def _budget_rows(enc, budget):
     """``error(z) <= budget`` as one row (rounded down for integral weights)."""
     row, offset = _error_row(enc)
-    limit = budget - offset
-    if enc.problem.weights_are_integral:
-        limit = np.floor(limit + 1e-9)
-    else:
-        limit = limit + 1e-9 * max(1.0, enc.problem.total_weight)
-    return row, np.array([-np.inf]), np.array([limit])
+    problem = enc.problem
+    ceiling = error_ceiling(budget, problem.total_weight, problem.weights_are_integral)
+    return row, np.array([-np.inf]), np.array([ceiling - offset])
 
 
 def min_error(enc, *, hint=None):
@@ -106,7 +105,7 @@ def max_disagreement(
     # |z - z0| is z where z0 = 0 and 1 - z where z0 = 1.
     c[enc.z_slice()] = np.where(baseline, -weights, weights)
     offset = float(weights[baseline].sum())
-    integral = bool(np.all(np.abs(weights - np.round(weights)) < 1e-9))
+    integral = bool(np.all(np.abs(weights - np.round(weights)) < TOLERANCE))
     # Deciding the heaviest patterns first closes the gap between the LP bound
     # and the incumbent far sooner than SCIP's default choice (2.3 times less
     # solver time over six COMPAS budgets; see benchmarks/README.rst).

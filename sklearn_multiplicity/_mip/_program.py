@@ -5,19 +5,20 @@ imports the other, so a new backend never touches a formulation and a
 formulation can be unit-tested without a solver.
 """
 
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-#: Solver statuses, from best to worst.
-OPTIMAL = "optimal"  # solution found and proven optimal
-FEASIBLE = "feasible"  # solution found, optimality not proven (limit reached)
-INFEASIBLE = "infeasible"  # proven: no feasible solution exists
-NO_SOLUTION = "no_solution"  # limit reached before any solution was found
-ERROR = "error"  # the solver failed; nothing is proven
+from .._core import Status
 
-STATUSES = (OPTIMAL, FEASIBLE, INFEASIBLE, NO_SOLUTION, ERROR)
+# The statuses under their short names, for backends and tests.
+OPTIMAL = Status.OPTIMAL
+FEASIBLE = Status.FEASIBLE
+INFEASIBLE = Status.INFEASIBLE
+NO_SOLUTION = Status.NO_SOLUTION
+ERROR = Status.ERROR
 
 
 @dataclass
@@ -120,7 +121,7 @@ class MIP:
 
     def with_rows(self, A, lower, upper):
         """A copy with extra rows appended."""
-        return _replace(
+        return dataclasses.replace(
             self,
             A=sp.vstack([self.A, sp.csr_matrix(A)], format="csr"),
             row_lower=np.concatenate([self.row_lower, lower]),
@@ -130,18 +131,12 @@ class MIP:
     def with_rows_only(self, keep):
         """A copy with only the rows ``keep`` (indices, in that order)."""
         keep = np.asarray(keep, dtype=np.int64)
-        return _replace(
+        return dataclasses.replace(
             self,
             A=self.A[keep],
             row_lower=self.row_lower[keep],
             row_upper=self.row_upper[keep],
         )
-
-
-def _replace(mip, **changes):
-    fields = {name: getattr(mip, name) for name in mip.__dataclass_fields__}
-    fields.update(changes)
-    return MIP(**fields)
 
 
 @dataclass
@@ -150,9 +145,9 @@ class MIPResult:
 
     Attributes
     ----------
-    status : str
-        One of ``"optimal"``, ``"feasible"``, ``"infeasible"``,
-        ``"no_solution"``, ``"error"``.
+    status : Status
+        What the solver proved (a ``str`` enum: ``"optimal"``, ``"feasible"``,
+        ``"infeasible"``, ``"no_solution"``, ``"error"``).
     x : ndarray or None
         Best solution found, if any.
     objective : float
@@ -168,14 +163,16 @@ class MIPResult:
         Human-readable detail (termination reason or error).
     """
 
-    status: str
+    status: Status
     x: np.ndarray | None
     objective: float
     bound: float
     solve_time: float
     solver: str
     message: str = ""
-    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.status = Status(self.status)
 
     @property
     def has_solution(self):

@@ -5,7 +5,8 @@ import time
 
 import numpy as np
 
-from .._mip._program import ERROR, FEASIBLE, MIPResult
+from .._core import Status
+from .._mip import MIPResult
 
 
 class SolverError(RuntimeError):
@@ -66,7 +67,7 @@ class Backend:
         except Exception as exc:  # noqa: BLE001 - a crash proves nothing
             worst = math.inf if mip.maximize else -math.inf
             return MIPResult(
-                status=ERROR,
+                status=Status.ERROR,
                 x=None,
                 objective=math.nan,
                 bound=worst,
@@ -100,8 +101,8 @@ class Backend:
                 )
                 result.x = None
                 result.objective = math.nan
-                if result.status not in (ERROR,):
-                    result.status = "no_solution"
+                if result.status != Status.ERROR:
+                    result.status = Status.NO_SOLUTION
             else:
                 result.x = x
                 result.objective = mip.evaluate(x)
@@ -110,11 +111,11 @@ class Backend:
             result.bound = float(
                 rounding(result.bound - (1e-6 if not mip.maximize else -1e-6))
             )
-        if result.status == "optimal" and result.x is not None:
+        if result.status == Status.OPTIMAL and result.x is not None:
             # An "optimal" status must agree with the bound.
             gap = abs(result.objective - result.bound)
             if gap > 1e-6 * max(1.0, abs(result.objective)):
-                result.status = FEASIBLE
+                result.status = Status.FEASIBLE
         return result
 
 

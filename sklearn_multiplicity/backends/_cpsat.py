@@ -10,7 +10,8 @@ import math
 
 import numpy as np
 
-from .._mip._program import FEASIBLE, INFEASIBLE, NO_SOLUTION, OPTIMAL, MIPResult
+from .._core import Status
+from .._mip import MIPResult
 from ._base import Backend, SolverError, register
 
 
@@ -100,17 +101,17 @@ class CpSatBackend(Backend):
         worst = math.inf if mip.maximize else -math.inf
         bound = solver.best_objective_bound + mip.objective_offset
         if status == cp_model.OPTIMAL:
-            result_status = OPTIMAL
+            result_status = Status.OPTIMAL
         elif status == cp_model.FEASIBLE:
-            result_status = FEASIBLE
+            result_status = Status.FEASIBLE
         elif status == cp_model.INFEASIBLE:
-            result_status, bound = INFEASIBLE, -worst
+            result_status, bound = Status.INFEASIBLE, -worst
         elif status == cp_model.UNKNOWN:
-            result_status, bound = NO_SOLUTION, worst
+            result_status, bound = Status.NO_SOLUTION, worst
         else:
             raise SolverError(f"{mip.name}: CP-SAT status {solver.status_name(status)}")
         if not np.isfinite(bound):
-            bound = -worst if result_status == INFEASIBLE else worst
+            bound = -worst if result_status == Status.INFEASIBLE else worst
         return MIPResult(
             status=result_status,
             x=x,

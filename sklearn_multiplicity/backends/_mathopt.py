@@ -11,7 +11,8 @@ import time
 
 import numpy as np
 
-from .._mip._program import FEASIBLE, INFEASIBLE, NO_SOLUTION, OPTIMAL, MIPResult
+from .._core import Status
+from .._mip import MIPResult
 from ._base import Backend, SolverError, register
 
 logger = logging.getLogger("sklearn_multiplicity")
@@ -172,15 +173,15 @@ class MathOptBackend(Backend):
             bound = worst
         name = reasons.Name(reason).removeprefix("TERMINATION_REASON_").lower()
         if reason == reasons.TERMINATION_REASON_OPTIMAL:
-            status = OPTIMAL
+            status = Status.OPTIMAL
         elif reason == reasons.TERMINATION_REASON_INFEASIBLE:
-            status = INFEASIBLE
+            status = Status.INFEASIBLE
             bound = -worst
         elif reason in (
             reasons.TERMINATION_REASON_FEASIBLE,
             reasons.TERMINATION_REASON_NO_SOLUTION_FOUND,
         ):
-            status = FEASIBLE if x is not None else NO_SOLUTION
+            status = Status.FEASIBLE if x is not None else Status.NO_SOLUTION
         else:
             raise SolverError(
                 f"{mip.name}: unexpected termination {name}: {termination.detail}"

@@ -8,6 +8,7 @@ weights 1..3), small enough for the brute-force ground truth of
 
 import copy
 import math
+import os
 import warnings
 
 import numpy as np
@@ -27,9 +28,14 @@ from sklearn_multiplicity import (
     ZeroOneLinearClassifier,
 )
 
+#: Examples per property test; ``PROPERTY_EXAMPLES=40`` searches further.
+EXAMPLES = int(os.environ.get("PROPERTY_EXAMPLES", "15"))
+
+pytestmark = pytest.mark.property
+
 EPSILONS = (0.0, 0.1, 0.2, 0.4)
 PROPERTY_SETTINGS = settings(
-    max_examples=40,
+    max_examples=EXAMPLES,
     deadline=None,
     database=None,  # write nothing into the repository
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
@@ -239,7 +245,8 @@ TRANSFORMS = {
 def _audit_numbers(auditor, eps_values):
     return {
         "baseline_error": auditor.baseline_error_,
-        "min_error_share": auditor.min_error_bounds_[0] / auditor._problem.total_weight,
+        "min_error_share": auditor.min_error_bounds_[0]
+        / auditor.session_.problem.total_weight,
         **{f"ambiguity {e}": auditor.ambiguity_bounds(e) for e in eps_values},
         **{f"discrepancy {e}": auditor.discrepancy_bounds(e) for e in eps_values},
     }

@@ -5,20 +5,13 @@ directory and are skipped when it is absent.
 """
 
 import csv
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from shared_data import COMPAS_PATH as SHARED_FILE
 
 from sklearn_multiplicity.datasets import load_compas
-
-SHARED_FILE = (
-    Path(__file__).resolve().parents[2]
-    / "shared"
-    / "data"
-    / "compas-scores-two-years.csv"
-)
 
 pytestmark = pytest.mark.skipif(
     not SHARED_FILE.is_file(), reason=f"COMPAS data not found at {SHARED_FILE}"

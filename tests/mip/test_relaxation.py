@@ -4,9 +4,9 @@ import scipy.sparse as sp
 from brute_force import random_tiny
 from scipy.optimize import linprog
 
-from sklearn_multiplicity._mip import _formulations, encode
 from sklearn_multiplicity._core._hypothesis import BoxMargin
 from sklearn_multiplicity._core._problem import PatternProblem
+from sklearn_multiplicity._mip import _formulations, encode
 from sklearn_multiplicity._mip._relaxation import IdentitySeparator
 from sklearn_multiplicity.backends import get_backend
 
@@ -105,7 +105,7 @@ def test_lp_proofs_alone_give_honest_ambiguity_bounds():
         X, y = random_tiny(seed, n=30, d=2, levels=3, noise=0.3)
         truth = Truth(X, y)
         auditor = MultiplicityAuditor(LogisticRegression(), time_limit=5).fit(X, y)
-        auditor._engine.backend = Failing()
+        auditor.session_.backend = Failing()
         z0 = auditor.predict(truth.points) == auditor.classes_[1]
         lower, upper = auditor.ambiguity_bounds(0.05)
         exact = truth.ambiguity(z0, auditor.baseline_errors_, 0.05)

@@ -2,10 +2,10 @@ import numpy as np
 import pytest
 from brute_force import random_tiny
 
-from sklearn_multiplicity._mip import _formulations, encode
-from sklearn_multiplicity._engine._heuristics import threshold_flips
 from sklearn_multiplicity._core._hypothesis import BoxMargin
 from sklearn_multiplicity._core._problem import PatternProblem
+from sklearn_multiplicity._engine._heuristics import threshold_flips
+from sklearn_multiplicity._mip import encode
 
 
 def every_threshold_errors(enc, w, u, label):

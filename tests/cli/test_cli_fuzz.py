@@ -4,6 +4,7 @@ Contract: every input ends in a result (exit 0) or in exactly one
 ``error: ...`` line on stderr with exit code 2; never a traceback.
 """
 
+import os
 import random
 import tempfile
 import time
@@ -14,7 +15,11 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from sklearn_multiplicity._cli._main import main
+from sklearn_multiplicity._cli import main
+
+#: Examples per property test; ``PROPERTY_EXAMPLES=40`` searches further.
+EXAMPLES = int(os.environ.get("PROPERTY_EXAMPLES", "15"))
+
 
 matplotlib.use("Agg")
 
@@ -274,8 +279,9 @@ def csv_inputs(draw):
     return data, target
 
 
+@pytest.mark.property
 @settings(
-    max_examples=40,
+    max_examples=EXAMPLES,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

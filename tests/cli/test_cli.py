@@ -8,10 +8,9 @@ import pandas as pd
 import pytest
 
 from sklearn_multiplicity import MultiplicityAuditor
-from sklearn_multiplicity import _auditor as auditor_module
-from sklearn_multiplicity._cli._main import main
+from sklearn_multiplicity._cli import main
 from sklearn_multiplicity._cli._data import load_audit_data
-from sklearn_multiplicity._cli._report import run_audit
+from sklearn_multiplicity._cli._run import run_audit
 from sklearn_multiplicity.backends import Backend, get_backend
 from sklearn_multiplicity.backends._base import SolverError
 
@@ -233,23 +232,25 @@ def test_report_reads_values_at_epsilon_after_the_path(csv, monkeypatch):
     X, y, _, _ = load_audit_data(csv, "outcome", None)
     monkeypatch.setattr(FailingDisagreementMIPs, "failing", True)
     monkeypatch.setattr(FailingDisagreementMIPs, "failures", 0)
-    monkeypatch.setattr(
-        auditor_module,
-        "get_backend",
-        lambda *args, **kwargs: FailingDisagreementMIPs(get_backend(*args, **kwargs)),
-    )
     before_path = []
     original_path = MultiplicityAuditor.path
 
     def spy_path(self, *args, **kwargs):
-        engine = self._engine  # read what is known, without solving
-        before_path.append(engine.discrepancy_envelope([engine.budget(0.1)])[0])
+        session = self.session_  # read what is known, without solving
+        budget = session.level_set.budget(0.1)
+        before_path.append(session.discrepancy.envelope([budget])[0])
         FailingDisagreementMIPs.failing = False
         return original_path(self, *args, **kwargs)
 
     monkeypatch.setattr(MultiplicityAuditor, "path", spy_path)
     report = run_audit(
-        X, y, epsilon=0.1, max_epsilon=0.15, total_time_limit=600, n_models=5
+        X,
+        y,
+        epsilon=0.1,
+        max_epsilon=0.15,
+        total_time_limit=600,
+        n_models=5,
+        solver=FailingDisagreementMIPs(get_backend("auto")),
     )
     assert FailingDisagreementMIPs.failures > 0
     (stale,) = before_path

@@ -73,7 +73,7 @@ def test_path_display_shades_open_bounds_only():
             "discrepancy_upper": [0.05, 0.1, 0.1],
         }
     )
-    display = MultiplicityPathDisplay(path).plot()
+    display = MultiplicityPathDisplay(path=path).plot()
     assert set(display.bands_) == {"ambiguity"}
     assert set(display.lines_) == {"ambiguity", "discrepancy"}
     assert len(display.ax_.collections) == 1
@@ -112,8 +112,45 @@ def test_group_display_marks_open_bounds():
         },
         index=pd.Index(["x", "y"], name="group"),
     )
-    display = GroupAmbiguityDisplay(by_group).plot()
+    display = GroupAmbiguityDisplay(by_group=by_group).plot()
     assert display.overall_line_ is None
     assert display.errorbar_ is not None
     (segments,) = display.errorbar_.lines[2]
     np.testing.assert_allclose(segments.get_segments()[0][:, 1], [0.4, 0.7])
+
+
+def test_displays_take_keyword_arguments_only():
+    with pytest.raises(TypeError):
+        MultiplicityPathDisplay(pd.DataFrame())
+    with pytest.raises(TypeError):
+        GroupAmbiguityDisplay(pd.DataFrame())
+
+
+def test_path_display_passes_kwargs_to_the_lines(fitted):
+    auditor, sampling = fitted
+    display = MultiplicityPathDisplay.from_auditor(
+        auditor, 0.1, sampling=sampling, color="red", lw=3.5, alpha=0.5
+    )
+    assert len(display.lines_) == 4
+    for line in display.lines_.values():
+        assert line.get_color() == "red"
+        assert line.get_linewidth() == 3.5
+        assert line.get_alpha() == 0.5
+    # Defaults not overridden are kept: the sampled lines stay dashed.
+    assert display.lines_["sampling ambiguity"].get_linestyle() == "--"
+    assert display.lines_["ambiguity"].get_linestyle() == "-"
+
+    display = MultiplicityPathDisplay(path=auditor.path(0.1)).plot(linestyle=":")
+    assert {line.get_linestyle() for line in display.lines_.values()} == {":"}
+
+
+def test_group_display_passes_kwargs_to_the_bars(fitted):
+    auditor, _ = fitted
+    fig, ax = plt.subplots()
+    display = GroupAmbiguityDisplay.from_auditor(
+        auditor, eps=0.1, ax=ax, color="green", ec="black", alpha=0.4
+    )
+    assert display.ax_ is ax
+    for bar in display.bars_:
+        np.testing.assert_allclose(bar.get_facecolor(), (0.0, 0.5, 0.0, 0.4), atol=0.01)
+        np.testing.assert_allclose(bar.get_edgecolor(), (0.0, 0.0, 0.0, 0.4))

@@ -2,11 +2,10 @@
 
 A faulty :class:`~sklearn_multiplicity.backends.Backend` is injected
 
-- into a fitted auditor as ``auditor._engine.backend`` (the engine copies it
+- into a fitted auditor as ``auditor.session_.backend`` (the engine copies it
   for every MIP and sets its ``time_limit``/``threads``);
-- into ``fit`` by monkeypatching ``get_backend`` in ``_classifier`` (the
-  minimum-error MIP of :class:`ZeroOneLinearClassifier`) or ``_auditor`` (the
-  minimum-error MIP of the auditor).
+- into ``fit`` as the ``solver`` parameter (the minimum-error MIP of
+  :class:`ZeroOneLinearClassifier` or of the auditor).
 
 Every reported interval is checked against the enumerated truth of
 ``brute_force.Truth``.
@@ -19,18 +18,24 @@ import warnings
 import numpy as np
 import pytest
 from brute_force import Truth, random_tiny
+from faulty_backends import (
+    CrashingBackend,
+    InfeasibleBackend,
+    MisreportingBackend,
+    OverclaimingBackend,
+    SleepyBackend,
+    SolverErrorBackend,
+    ViolatingBackend,
+)
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
-import sklearn_multiplicity._auditor as auditor_module
-import sklearn_multiplicity._classifier as classifier_module
 from sklearn_multiplicity import (
     CertificationWarning,
     MultiplicityAuditor,
     ZeroOneLinearClassifier,
 )
-from sklearn_multiplicity._mip._program import MIPResult
-from sklearn_multiplicity.backends import Backend, SolverError, get_backend
+from sklearn_multiplicity.backends import get_backend
 
 EPSILONS = (0.0, 0.1, 0.25, 0.4)
 SEEDS = (0, 1, 4)
@@ -46,118 +51,6 @@ def _one_blas_thread():
 # --------------------------------------------------------------------------
 # Faulty backends
 # --------------------------------------------------------------------------
-def _worst(mip):
-    """The dual bound that proves nothing."""
-    return math.inf if mip.maximize else -math.inf
-
-
-class SolverErrorBackend(Backend):
-    """Fails the way a solver is supposed to report failure."""
-
-    name = "solver-error"
-
-    def _solve(self, mip, *, first_solution=False):
-        raise SolverError("injected solver failure")
-
-
-class CrashingBackend(Backend):
-    """Crashes with an unexpected exception type."""
-
-    name = "crashing"
-
-    def _solve(self, mip, *, first_solution=False):
-        raise RuntimeError("injected crash")
-
-
-class InfeasibleBackend(Backend):
-    """Lies: claims every MIP is infeasible.
-
-    With ``only`` set, lies only about MIPs whose name starts with it and
-    solves the others with HiGHS.
-    """
-
-    name = "liar"
-
-    def __init__(self, only=None, **kwargs):
-        super().__init__(**kwargs)
-        self.only = only
-
-    def _solve(self, mip, *, first_solution=False):
-        if self.only is not None and not mip.name.startswith(self.only):
-            return _highs(self)._solve(mip, first_solution=first_solution)
-        return MIPResult(
-            "infeasible", None, math.nan, -_worst(mip), 0.0, self.name, "lie"
-        )
-
-
-class ViolatingBackend(Backend):
-    """Returns an 'optimal' point that violates the bounds of every variable."""
-
-    name = "violating"
-
-    def _solve(self, mip, *, first_solution=False):
-        x = np.where(np.isfinite(mip.var_upper), mip.var_upper, 1e6) + 5.0
-        return MIPResult(
-            "optimal", x, mip.evaluate(x), _worst(mip), 0.0, self.name, "garbage"
-        )
-
-
-class MisreportingBackend(Backend):
-    """Solves with HiGHS, then misreports the objective or the bound.
-
-    ``"objective"``: claims an objective far better than the solution's, with
-    status optimal. ``"bound"``: claims a dual bound that the returned
-    solution itself contradicts (better than its own objective).
-    """
-
-    name = "misreporting"
-
-    def __init__(self, mode="objective", **kwargs):
-        super().__init__(**kwargs)
-        self.mode = mode
-
-    def _solve(self, mip, *, first_solution=False):
-        result = _highs(self)._solve(mip, first_solution=first_solution)
-        if result.x is None:
-            return result
-        value = mip.evaluate(result.x)
-        better = 1.0 if mip.maximize else -1.0
-        if self.mode == "objective":
-            result.objective = value + 100.0 * better
-        else:
-            result.bound = value - better
-        result.status = "optimal"
-        result.message = f"misreported {self.mode}"
-        return result
-
-
-class SleepyBackend(Backend):
-    """Uses its whole time limit, then finds nothing."""
-
-    name = "sleepy"
-
-    def _solve(self, mip, *, first_solution=False):
-        seconds = 5.0 if self.time_limit is None else self.time_limit
-        time.sleep(seconds)
-        return MIPResult(
-            "no_solution", None, math.nan, _worst(mip), seconds, self.name, "slept"
-        )
-
-
-class OverclaimingBackend(Backend):
-    """Finds nothing but claims a dual bound of 1000 errors (min problems)."""
-
-    name = "overclaiming"
-
-    def _solve(self, mip, *, first_solution=False):
-        bound = -1000.0 if mip.maximize else 1000.0
-        return MIPResult("no_solution", None, math.nan, bound, 0.0, self.name, "lie")
-
-
-def _highs(backend):
-    return get_backend(
-        "highs", time_limit=backend.time_limit, threads=1, random_state=0
-    )
 
 
 # --------------------------------------------------------------------------
@@ -233,12 +126,6 @@ def assert_warns_iff_uncertified(auditor, eps):
         assert warned == (lo < hi)
 
 
-def patch_classifier_backend(monkeypatch, backend):
-    monkeypatch.setattr(
-        classifier_module, "get_backend", lambda *args, **kwargs: backend
-    )
-
-
 def assert_min_error_honest(clf, X, y, truth):
     assert clf.lower_bound_ <= truth.min_error <= clf.n_errors_
     assert clf.status_ in ("optimal", "feasible")
@@ -263,7 +150,7 @@ def fit_classifier(seed, **params):
 def test_solver_error_is_logged_and_bounds_stay_honest(seed):
     auditor, X, y, truth, z0, err0 = fitted(seed)
     start = len(auditor.mip_log_)
-    auditor._engine.backend = SolverErrorBackend()
+    auditor.session_.backend = SolverErrorBackend()
     assert_honest(auditor, truth, z0, err0)
     assert_lower_bounds_honest(auditor, X, y, truth, z0, err0)
     assert_warns_iff_uncertified(auditor, 0.25)
@@ -276,14 +163,13 @@ def test_solver_error_is_logged_and_bounds_stay_honest(seed):
     assert any(name.startswith("max_disagreement") for name in names)
 
 
-def test_solver_error_in_fit_is_logged_and_min_error_stays_honest(monkeypatch):
+def test_solver_error_in_fit_is_logged_and_min_error_stays_honest():
     X, y = tiny(0)
     truth = Truth(X, y)
-    monkeypatch.setattr(
-        auditor_module, "get_backend", lambda *args, **kwargs: SolverErrorBackend()
-    )
     with pytest.warns(RuntimeWarning, match="did not solve min_error"):
-        auditor = MultiplicityAuditor(LogisticRegression(), time_limit=10).fit(X, y)
+        auditor = MultiplicityAuditor(
+            LogisticRegression(), time_limit=10, solver=SolverErrorBackend()
+        ).fit(X, y)
     lower, upper = auditor.min_error_bounds_
     assert lower <= truth.min_error <= upper
     (entry,) = auditor.mip_log_
@@ -296,9 +182,8 @@ def test_solver_error_in_fit_is_logged_and_min_error_stays_honest(monkeypatch):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_classifier_survives_a_solver_error(monkeypatch, seed):
-    patch_classifier_backend(monkeypatch, SolverErrorBackend())
-    clf, X, y, truth = fit_classifier(seed)
+def test_classifier_survives_a_solver_error(seed):
+    clf, X, y, truth = fit_classifier(seed, solver=SolverErrorBackend())
     assert clf.solver_status_ == "error"
     assert_min_error_honest(clf, X, y, truth)
 
@@ -324,8 +209,8 @@ def _crash_or_honest(call, check):
 @pytest.mark.parametrize("seed", SEEDS)
 def test_generic_crash_reports_no_number_and_leaves_auditor_consistent(seed):
     auditor, X, y, truth, z0, err0 = fitted(seed)
-    good = auditor._engine.backend
-    auditor._engine.backend = CrashingBackend()
+    good = auditor.session_.backend
+    auditor.session_.backend = CrashingBackend()
     for eps in (0.1, 0.25):
         true_amb = truth.ambiguity(z0, err0, eps)
         true_disc = truth.discrepancy(z0, err0, eps)
@@ -341,7 +226,7 @@ def test_generic_crash_reports_no_number_and_leaves_auditor_consistent(seed):
         if entry["status"] == "error":
             assert entry["mip"] in entry["message"]
     # A crash mid-request leaves no false certificate behind.
-    auditor._engine.backend = good
+    auditor.session_.backend = good
     for eps in EPSILONS:
         assert auditor.ambiguity_bounds(eps) == pytest.approx(
             (truth.ambiguity(z0, err0, eps),) * 2
@@ -352,12 +237,13 @@ def test_generic_crash_reports_no_number_and_leaves_auditor_consistent(seed):
     assert_lower_bounds_honest(auditor, X, y, truth, z0, err0)
 
 
-def test_classifier_generic_crash_is_raised_not_swallowed(monkeypatch):
-    patch_classifier_backend(monkeypatch, CrashingBackend())
+def test_classifier_generic_crash_is_raised_not_swallowed():
     X, y = tiny(0)
     truth = Truth(X, y)
     _crash_or_honest(
-        lambda: ZeroOneLinearClassifier(time_limit=10).fit(X, y),
+        lambda: ZeroOneLinearClassifier(time_limit=10, solver=CrashingBackend()).fit(
+            X, y
+        ),
         lambda clf: assert_min_error_honest(clf, X, y, truth),
     )
 
@@ -373,7 +259,7 @@ def test_classifier_generic_crash_is_raised_not_swallowed(monkeypatch):
 def test_lying_infeasible_backend_keeps_verified_results_true(seed):
     auditor, X, y, truth, z0, err0 = fitted(seed)
     start = len(auditor.mip_log_)
-    auditor._engine.backend = InfeasibleBackend()
+    auditor.session_.backend = InfeasibleBackend()
     assert_lower_bounds_honest(auditor, X, y, truth, z0, err0)
     entries = new_entries(auditor, start)
     # A lie that a verified model refutes is logged as an error, never trusted.
@@ -385,18 +271,17 @@ def test_lying_infeasible_backend_keeps_verified_results_true(seed):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_classifier_ignores_an_infeasible_min_error_claim(monkeypatch, seed):
+def test_classifier_ignores_an_infeasible_min_error_claim(seed):
     # min_error is never infeasible (the warm start is a solution): the claim
     # must not become a certificate.
-    patch_classifier_backend(monkeypatch, InfeasibleBackend())
-    clf, X, y, truth = fit_classifier(seed)
+    clf, X, y, truth = fit_classifier(seed, solver=InfeasibleBackend())
     assert clf.solver_status_ == "infeasible"
     assert_min_error_honest(clf, X, y, truth)
 
 
 def test_infeasibility_contradicted_by_a_pooled_model_is_not_certified():
     auditor, X, y, truth, z0, err0 = fitted(0)
-    auditor._engine.backend = InfeasibleBackend(only="max_disagreement")
+    auditor.session_.backend = InfeasibleBackend(only="max_disagreement")
     model = auditor.discrepancy_model(0.0)
     # The MIP has a feasible solution the library itself knows about ...
     assert model is not None
@@ -413,7 +298,7 @@ def test_infeasibility_contradicted_by_a_pooled_model_is_not_certified():
 def test_violating_solutions_are_discarded(seed):
     auditor, X, y, truth, z0, err0 = fitted(seed)
     start = len(auditor.mip_log_)
-    auditor._engine.backend = ViolatingBackend()
+    auditor.session_.backend = ViolatingBackend()
     assert_honest(auditor, truth, z0, err0)
     assert_lower_bounds_honest(auditor, X, y, truth, z0, err0)
     entries = new_entries(auditor, start)
@@ -424,14 +309,13 @@ def test_violating_solutions_are_discarded(seed):
         assert f"{entry['mip']}: returned solution violates" in entry["message"]
         assert "discarded" in entry["message"]
     # Nothing from the garbage entered the pool.
-    for model in auditor._engine.pool.models:
+    for model in auditor.session_.state.pool.models:
         assert not model.source.startswith(("flip", "max_disagreement"))
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_classifier_discards_a_violating_solution(monkeypatch, seed):
-    patch_classifier_backend(monkeypatch, ViolatingBackend())
-    clf, X, y, truth = fit_classifier(seed)
+def test_classifier_discards_a_violating_solution(seed):
+    clf, X, y, truth = fit_classifier(seed, solver=ViolatingBackend())
     assert clf.solver_status_ == "no_solution"
     assert clf.warm_start_["n_errors"] == clf.n_errors_
     assert_min_error_honest(clf, X, y, truth)
@@ -445,7 +329,7 @@ def test_classifier_discards_a_violating_solution(monkeypatch, seed):
 def test_misreported_objective_or_bound_is_not_trusted(seed, mode):
     auditor, X, y, truth, z0, err0 = fitted(seed)
     start = len(auditor.mip_log_)
-    auditor._engine.backend = MisreportingBackend(mode)
+    auditor.session_.backend = MisreportingBackend(mode)
     assert_honest(auditor, truth, z0, err0)
     assert_lower_bounds_honest(auditor, X, y, truth, z0, err0)
     total = float(len(y))
@@ -462,30 +346,27 @@ def test_misreported_objective_or_bound_is_not_trusted(seed, mode):
 
 @pytest.mark.parametrize("mode", ["objective", "bound"])
 @pytest.mark.parametrize("seed", SEEDS)
-def test_classifier_recomputes_misreported_results(monkeypatch, seed, mode):
-    patch_classifier_backend(monkeypatch, MisreportingBackend(mode))
-    clf, X, y, truth = fit_classifier(seed)
+def test_classifier_recomputes_misreported_results(seed, mode):
+    clf, X, y, truth = fit_classifier(seed, solver=MisreportingBackend(mode))
     assert_min_error_honest(clf, X, y, truth)
 
 
-def test_classifier_rejects_a_bound_contradicted_by_the_warm_start(monkeypatch):
-    patch_classifier_backend(monkeypatch, OverclaimingBackend())
-    clf, X, y, truth = fit_classifier(2)
+def test_classifier_rejects_a_bound_contradicted_by_the_warm_start():
+    clf, X, y, truth = fit_classifier(2, solver=OverclaimingBackend())
     assert clf.n_errors_ == 3.0 and truth.min_error == 0.0  # the warm start
     assert clf.lower_bound_ <= truth.min_error
     assert clf.status_ == "feasible"
 
 
-def test_auditor_rejects_a_min_error_bound_contradicted_by_a_model(monkeypatch):
+def test_auditor_rejects_a_min_error_bound_contradicted_by_a_model():
     X, y = tiny(2)
     truth = Truth(X, y)
-    monkeypatch.setattr(
-        auditor_module, "get_backend", lambda *args, **kwargs: OverclaimingBackend()
-    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        auditor = MultiplicityAuditor(LogisticRegression(), time_limit=10).fit(X, y)
-    auditor._engine.backend = get_backend("highs")  # every later MIP is honest
+        auditor = MultiplicityAuditor(
+            LogisticRegression(), time_limit=10, solver=OverclaimingBackend()
+        ).fit(X, y)
+    auditor.session_.backend = get_backend("highs")  # every later MIP is honest
     z0 = auditor.predict(truth.points) == auditor.classes_[1]
     err0 = float((~z0) @ truth.pos + z0 @ truth.neg)
     assert err0 == 0.0  # the baseline itself beats the claimed bound of 3
@@ -500,7 +381,7 @@ def test_auditor_rejects_a_min_error_bound_contradicted_by_a_model(monkeypatch):
 def test_sleeping_backend_respects_total_time_limit():
     auditor, X, y, truth, z0, err0 = fitted(4)
     start = len(auditor.mip_log_)
-    auditor._engine.backend = SleepyBackend()
+    auditor.session_.backend = SleepyBackend()
     total = 0.6
     auditor.set_params(total_time_limit=total)
     for eps in (0.1, 0.25):
@@ -520,7 +401,7 @@ def test_sleeping_backend_respects_total_time_limit():
 def test_sleeping_backend_respects_time_limit_per_mip():
     auditor, X, y, truth, z0, err0 = fitted(4, time_limit=0.2)
     start = len(auditor.mip_log_)
-    auditor._engine.backend = SleepyBackend()
+    auditor.session_.backend = SleepyBackend()
     began = time.perf_counter()
     assert_honest(auditor, truth, z0, err0, eps_values=(0.25,))
     elapsed = time.perf_counter() - began
@@ -530,14 +411,13 @@ def test_sleeping_backend_respects_time_limit_per_mip():
     assert elapsed <= 0.2 * len(entries) + 1.0
 
 
-def test_classifier_returns_within_its_time_limit(monkeypatch):
-    patch_classifier_backend(monkeypatch, SleepyBackend())
+def test_classifier_returns_within_its_time_limit():
     X, y = tiny(4)
     truth = Truth(X, y)
     began = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        clf = ZeroOneLinearClassifier(time_limit=0.5).fit(X, y)
+        clf = ZeroOneLinearClassifier(time_limit=0.5, solver=SleepyBackend()).fit(X, y)
     assert time.perf_counter() - began <= 0.5 + 1.0
     assert clf.solver_status_ == "no_solution"
     assert_min_error_honest(clf, X, y, truth)

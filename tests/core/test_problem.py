@@ -4,10 +4,13 @@ import numpy as np
 import pytest
 from brute_force import dichotomies
 
+from sklearn_multiplicity._core._hypothesis import BoxMargin, IntegerWeights
+from sklearn_multiplicity._core._problem import (
+    PatternProblem,
+    affinely_independent_columns,
+)
 from sklearn_multiplicity._mip import _formulations, encode
 from sklearn_multiplicity._mip._cuts import affine_identities
-from sklearn_multiplicity._core._hypothesis import BoxMargin, IntegerWeights
-from sklearn_multiplicity._core._problem import PatternProblem, affinely_independent_columns
 
 
 def test_compression_counts_weights_per_pattern():

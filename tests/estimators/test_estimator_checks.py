@@ -8,8 +8,8 @@ from sklearn_multiplicity import MultiplicityAuditor, ZeroOneLinearClassifier
 
 @parametrize_with_checks(
     [
-        ZeroOneLinearClassifier(time_limit=5, random_state=0),
-        MultiplicityAuditor(LogisticRegression(), time_limit=5, random_state=0),
+        ZeroOneLinearClassifier(time_limit=1, random_state=0),
+        MultiplicityAuditor(LogisticRegression(), time_limit=1, random_state=0),
     ]
 )
 def test_sklearn_compatible_estimator(estimator, check):

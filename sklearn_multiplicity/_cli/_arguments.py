@@ -1,0 +1,189 @@
+"""The arguments of ``sklearn-multiplicity``: the parser and its value checks.
+
+Every value is checked while parsing, so a bad one ends as an argparse usage
+error (one ``error: ...`` line and exit code 2) before any data is read.
+"""
+
+import argparse
+
+import numpy as np
+
+
+def _epsilon(text):
+    if text == "auto":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number in [0, 1] or 'auto', got {text!r}"
+        ) from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
+    return value
+
+
+def _fraction(text):
+    value = _epsilon(text)
+    if value == "auto":
+        raise argparse.ArgumentTypeError("expected a number in [0, 1]")
+    return value
+
+
+def _seconds(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or not np.isfinite(value):
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number of seconds, got {text!r}"
+        )
+    return value
+
+
+def _jobs(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value == 0:
+        raise argparse.ArgumentTypeError(
+            f"expected a non-zero integer (-1: all cores), got {text!r}"
+        )
+    return value
+
+
+def _common_options(sub, *, epsilon_help, default_out):
+    sub.add_argument("--epsilon", type=_epsilon, default=0.01, help=epsilon_help)
+    sub.add_argument(
+        "--max-epsilon",
+        type=_fraction,
+        default=None,
+        help="end of the plotted path (default: the epsilon)",
+    )
+    sub.add_argument(
+        "--time-limit",
+        type=_seconds,
+        default=60.0,
+        metavar="S",
+        help="seconds per MIP (default 60)",
+    )
+    sub.add_argument(
+        "--total-time-limit",
+        type=_seconds,
+        default=None,
+        metavar="S",
+        help="seconds for the whole audit; the values at --epsilon come "
+        "before the path, and values still open are reported as certified "
+        "bounds",
+    )
+    sub.add_argument(
+        "--n-jobs",
+        type=_jobs,
+        default=None,
+        metavar="N",
+        help="parallel MIPs / solver threads (-1: all cores)",
+    )
+    sub.add_argument(
+        "--n-models",
+        type=int,
+        default=100,
+        metavar="N",
+        help="size of the sampled pool of logistic regressions (default 100)",
+    )
+    sub.add_argument("--random-state", type=int, default=0, metavar="SEED")
+    sub.add_argument(
+        "--out",
+        default=default_out,
+        metavar="DIR",
+        help="directory of report.json, report.html, people.csv, models.csv "
+        "and the plots" + ("" if default_out is None else f" (default: {default_out})"),
+    )
+    sub.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress bars on stderr"
+    )
+
+
+def build_parser():
+    """The argument parser of ``sklearn-multiplicity``.
+
+    The parsed namespace names its subcommand (``"demo"`` or ``"audit"``)
+    in ``command``.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+    """
+    parser = argparse.ArgumentParser(
+        prog="sklearn-multiplicity",
+        description="Exact predictive multiplicity (ambiguity, discrepancy) of "
+        "linear classifiers, certified by mixed-integer programming.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    demo = commands.add_parser(
+        "demo",
+        help="audit scikit-learn's breast cancer data",
+        description="Audit the 0-1 optimal linear classifier on scikit-learn's "
+        "breast cancer data (8 features binarised at their median).",
+    )
+    _common_options(
+        demo, epsilon_help="error tolerance in [0, 1] or 'auto'", default_out=None
+    )
+    demo.set_defaults(estimator="zero-one")
+    audit = commands.add_parser(
+        "audit",
+        help="audit a CSV file",
+        description="Audit a linear classifier trained on a CSV file. Text, "
+        "category and bool columns are one-hot encoded; numeric columns are used "
+        "as they are, or with --binarize replaced by indicators of >= each "
+        "quartile.",
+    )
+    audit.add_argument("data", metavar="DATA.csv", help="the training data")
+    audit.add_argument(
+        "--target", required=True, metavar="COLUMN", help="binary label column"
+    )
+    audit.add_argument(
+        "--groups", default=None, metavar="COLUMN", help="group column (e.g. race)"
+    )
+    audit.add_argument(
+        "--estimator",
+        choices=("zero-one", "logistic"),
+        default="zero-one",
+        help="baseline: the 0-1 optimal linear classifier (default) or a "
+        "logistic regression",
+    )
+    audit.add_argument(
+        "--binarize",
+        action="store_true",
+        help="replace non-binary numeric columns by indicators of >= quartiles",
+    )
+    _common_options(
+        audit,
+        epsilon_help="error tolerance in [0, 1] (default 0.01), or 'auto' "
+        "(half-width of the 95%% bootstrap interval of the baseline's error)",
+        default_out="multiplicity-report",
+    )
+    return parser
+
+
+def parse_arguments(argv=None):
+    """Parse the command line.
+
+    Parameters
+    ----------
+    argv : list of str, default=None
+        Arguments (``sys.argv[1:]`` when ``None``).
+
+    Returns
+    -------
+    argparse.Namespace
+        The options, and the subcommand in ``command``.
+
+    Raises
+    ------
+    SystemExit
+        On ``--help`` (code 0) and on a usage error (code 2, after argparse
+        printed its message).
+    """
+    return build_parser().parse_args(argv)

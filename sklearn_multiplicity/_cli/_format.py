@@ -1,0 +1,116 @@
+"""The values of an audit report as text and plain data.
+
+Status labels, JSON-ready copies, the terminal table, the coefficients of a
+linear model and the versions of the software that computed a report.
+"""
+
+import importlib.metadata
+import math
+import platform
+
+import numpy as np
+import pandas as pd
+from sklearn.frozen import FrozenEstimator
+from sklearn.pipeline import Pipeline
+
+from .._core import certified
+
+SAMPLING_LABEL = "sampling (lower estimate)"
+CERTIFIED = "certified"
+BOUNDS = "bounds (time limit)"
+MEASURES = ("ambiguity", "discrepancy")
+
+
+def status_label(lower, upper):
+    """:data:`CERTIFIED` when the bounds pin the value, else :data:`BOUNDS`."""
+    return CERTIFIED if certified(lower, upper) else BOUNDS
+
+
+def unwrap(estimator):
+    """The estimator inside a :class:`~sklearn.frozen.FrozenEstimator`."""
+    return estimator.estimator if isinstance(estimator, FrozenEstimator) else estimator
+
+
+def linear_part(estimator, default_names):
+    """``(names, coef, intercept)`` of a linear model or a Pipeline ending in one."""
+    estimator = unwrap(estimator)
+    names = list(default_names)
+    if isinstance(estimator, Pipeline):
+        try:
+            names = list(estimator[:-1].get_feature_names_out(names))
+        except (AttributeError, ValueError, TypeError):
+            names = None
+        estimator = estimator[-1]
+    coef = np.asarray(estimator.coef_, dtype=float).ravel()
+    if names is None or len(names) != coef.size:
+        names = [f"x{j}" for j in range(coef.size)]
+    return names, coef, float(np.ravel(estimator.intercept_)[0])
+
+
+def versions():
+    """Versions of Python and of the packages behind a report."""
+    from .. import __version__
+
+    found = {"python": platform.python_version()}
+    found["sklearn-multiplicity"] = __version__
+    for package in ("scikit-learn", "numpy", "ortools"):
+        try:
+            found[package] = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            found[package] = None
+    return found
+
+
+def plain(value):
+    """JSON-ready copy: numpy scalars to Python, NaN and infinity to None."""
+    if isinstance(value, dict):
+        return {str(plain(k)): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray, pd.Index)):
+        return [plain(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def records(frame):
+    """The rows of ``frame``, index included, as JSON-ready dicts."""
+    return plain(frame.reset_index().to_dict(orient="records"))
+
+
+def finite_or_none(value):
+    """JSON has no inf/NaN: report a missing or unbounded number as null."""
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _bounds_text(lower, upper):
+    return f"[{lower:.2%}, {upper:.2%}]"
+
+
+def compact(frame, measures, per_group=False):
+    """Terminal table: each measure as value, bounds and status."""
+    table = pd.DataFrame(index=frame.index)
+    if per_group:
+        table["n"] = frame["n"].map(lambda v: f"{v:g}")
+    for name in measures:
+        lower = frame[f"{name}_lower"] if per_group else frame["lower"]
+        upper = frame[f"{name}_upper"] if per_group else frame["upper"]
+        if per_group:
+            table[name] = lower.map(lambda v: f"{v:.2%}")
+            table[f"{name} bounds"] = [
+                _bounds_text(lo, hi) for lo, hi in zip(lower, upper, strict=True)
+            ]
+        else:
+            table.loc[name, "exact"] = f"{lower[name]:.2%}"
+            table.loc[name, "bounds"] = _bounds_text(lower[name], upper[name])
+            table.loc[name, "status"] = frame.loc[name, "status"]
+            table.loc[name, SAMPLING_LABEL] = f"{frame.loc[name, SAMPLING_LABEL]:.2%}"
+    if per_group:
+        column = f"ambiguity, {SAMPLING_LABEL}"
+        table[column] = frame[column].map(lambda v: f"{v:.2%}")
+    return table.to_string()

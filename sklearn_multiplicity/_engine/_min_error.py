@@ -1,0 +1,115 @@
+"""The certified minimum error of a hypothesis class, with a warm start."""
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._core import LevelSet, Status, constant_models, in_class, logistic_model, verify
+from .._mip import IdentitySeparator, _formulations
+from ._state import CLASS_TOLERANCE
+
+#: Slack of the check that a solver's bound does not exceed a verified model.
+BOUND_SLACK = 1e-6
+
+
+@dataclass
+class MinErrorResult:
+    """The fewest errors of a class: a verified model and a certified bound.
+
+    Attributes
+    ----------
+    model : CanonicalModel
+        A verified model of the class (the solver's, or the warm start).
+    lower_bound : float
+        Certified lower bound on the fewest errors of the class.
+    status : Status
+        ``OPTIMAL`` when ``model.errors`` equals ``lower_bound``, else
+        ``FEASIBLE``.
+    gap : float
+        ``(model.errors - lower_bound) / model.errors`` (0 when optimal).
+    warm_start : CanonicalModel
+        The starting model handed to the solver.
+    mip : MIP
+    result : MIPResult
+        The raw solver result.
+    """
+
+    model: object
+    lower_bound: float
+    status: Status
+    gap: float
+    warm_start: object
+    mip: object
+    result: object
+
+    @property
+    def solve_time(self):
+        return self.result.solve_time
+
+    @property
+    def solver_status(self):
+        return Status(self.result.status)
+
+
+def solve_min_error(enc, backend, deadline, *, random_state=None, separator=None):
+    """Certified minimum error over the class of ``enc``, with a warm start.
+
+    The MIP gets only the affine-identity rows its LP relaxation needs
+    (``separator``, an :class:`~.._mip.IdentitySeparator` of ``enc``, built
+    here when not given), and the time left of ``deadline`` once the warm
+    start is found.
+
+    Returns
+    -------
+    MinErrorResult
+    """
+    candidates = constant_models(enc)
+    candidates.append(logistic_model(enc, random_state=random_state))
+    warm = min((m for m in candidates if m is not None), key=lambda m: m.errors)
+    mip = _formulations.min_error(enc, hint=enc.hint_from((warm.w, warm.b)))
+    if enc.n_identities:
+        separator = separator or IdentitySeparator(enc)
+        mip = separator.restrict(mip, separator.base_rows)
+    backend.time_limit = deadline.limit()
+    result = backend.solve(mip)
+
+    model = warm
+    if result.has_solution:
+        w, b, _ = enc.decode(result.x)
+        found = verify(enc, w, b, source=mip.name)
+        if found.errors <= warm.errors and in_class(
+            enc, found, tolerance=CLASS_TOLERANCE
+        ):
+            model = found
+    claimed = result.bound if np.isfinite(result.bound) else -np.inf
+    if claimed > model.errors + BOUND_SLACK:
+        # A verified model of the class beats the solver's "proof": the solver
+        # is wrong, so its bound certifies nothing.
+        warnings.warn(
+            f"The {backend.name} solver claimed no model has fewer than "
+            f"{claimed:g} errors, but a verified model has {model.errors:g}; "
+            "its bound is discarded.",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+        claimed = -np.inf
+    lower = max(enc.problem.unavoidable_errors, claimed)
+    if result.status not in (Status.OPTIMAL, Status.FEASIBLE, Status.NO_SOLUTION):
+        warnings.warn(
+            f"The {backend.name} solver did not solve {mip.name} ({result.status}: "
+            f"{result.message}); returning the warm start ({warm.source}).",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+    optimal = bool(LevelSet.within(model.errors, lower))
+    gap = (model.errors - lower) / model.errors if model.errors > 0 else 0.0
+    return MinErrorResult(
+        model=model,
+        lower_bound=float(lower),
+        status=Status.OPTIMAL if optimal else Status.FEASIBLE,
+        gap=float(gap),
+        warm_start=warm,
+        mip=mip,
+        result=result,
+    )

@@ -1,0 +1,282 @@
+"""One audit's engine, behind the methods the estimators call.
+
+:class:`AuditSession` owns the set-up that :class:`ZeroOneLinearClassifier`
+and :class:`MultiplicityAuditor` share (the pattern problem, the hypothesis
+class, its encoding, the backend) and, once :meth:`AuditSession.start` has
+fixed the baseline, the :class:`~._state.AuditState` with its ambiguity and
+discrepancy certifiers. Every request takes its :class:`~._scheduling.Deadline`
+explicitly.
+"""
+
+import contextlib
+import copy
+
+import numpy as np
+
+from .._core import (
+    PatternProblem,
+    constant_models,
+    logistic_model,
+    make_hypothesis_class,
+    verify,
+)
+from .._mip import encode
+from ..backends import get_backend
+from ._ambiguity import AmbiguityCertifier
+from ._discrepancy import DiscrepancyCertifier
+from ._min_error import solve_min_error
+from ._new_people import flip_new_patterns
+from ._scheduling import Deadline
+from ._solvers import Solvers
+from ._state import AuditState
+
+
+class AuditSession:
+    """The engine of one audit: set-up, then everything certified so far.
+
+    Build it with :meth:`from_data`; :meth:`min_error` alone fits the 0-1
+    optimal classifier, :meth:`start` fixes a baseline and opens the audit.
+
+    Parameters
+    ----------
+    problem : PatternProblem
+    hypothesis : BoxMargin or IntegerWeights
+    enc : Encoding
+    backend : Backend
+    n_jobs : int, default=1
+        MIPs solved at once in threads.
+    strategy : {"each", "batch"}, default="each"
+        How ambiguity settles undecided patterns.
+    cuts : bool, default=True
+        Whether the encodings (also those extended with new people) carry
+        affine-identity rows.
+    random_state : int or None, default=None
+
+    Attributes
+    ----------
+    state : AuditState or None
+        What is certified so far (``None`` before :meth:`start`).
+    ambiguity : AmbiguityCertifier or None
+    discrepancy : DiscrepancyCertifier or None
+    """
+
+    def __init__(
+        self,
+        problem,
+        hypothesis,
+        enc,
+        backend,
+        *,
+        n_jobs=1,
+        strategy="each",
+        cuts=True,
+        random_state=None,
+    ):
+        self.problem = problem
+        self.hypothesis = hypothesis
+        self.enc = enc
+        self.solvers = Solvers(enc, backend, n_jobs=n_jobs)
+        self.strategy = strategy
+        self.cuts = cuts
+        self.random_state = random_state
+        self.state = None
+        self.ambiguity = None
+        self.discrepancy = None
+        self._cap = None
+
+    @classmethod
+    def from_data(
+        cls,
+        X,
+        y01,
+        sample_weight=None,
+        *,
+        solver="auto",
+        weights="auto",
+        margin=1e-3,
+        max_weight=10,
+        cuts=True,
+        threads=1,
+        n_jobs=1,
+        strategy="each",
+        random_state=None,
+        verbose=0,
+    ):
+        """Compress ``(X, y01)`` and build the encoding and backend of its MIPs.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+            Finite features (the audit space).
+        y01 : ndarray of int, shape (n_samples,)
+            Labels in {0, 1}.
+        sample_weight : ndarray of shape (n_samples,) or None
+        solver, weights, margin, max_weight, cuts
+            The backend and hypothesis class, as the estimators document them.
+        threads : int
+            Solver threads of a single MIP.
+        n_jobs, strategy, random_state
+            As in the constructor.
+        verbose : int
+            Solver logs when > 1.
+        """
+        hypothesis = make_hypothesis_class(weights, solver, margin, max_weight)
+        backend = get_backend(
+            solver, threads=threads, random_state=random_state, verbose=verbose
+        )
+        problem = PatternProblem.from_data(X, y01, sample_weight)
+        if hypothesis.integer:
+            hypothesis.check_data(problem)
+        enc = encode(problem, hypothesis, cuts=cuts)
+        return cls(
+            problem,
+            hypothesis,
+            enc,
+            backend,
+            n_jobs=n_jobs,
+            strategy=strategy,
+            cuts=cuts,
+            random_state=random_state,
+        )
+
+    # -- time --------------------------------------------------------------------
+    @property
+    def backend(self):
+        """The backend that solves every MIP of the session."""
+        return self.solvers.backend
+
+    @backend.setter
+    def backend(self, backend):
+        self.solvers.backend = backend
+
+    def deadline(self, seconds=None, *, per_mip=None):
+        """The :class:`Deadline` of a request, within any :meth:`capped` limit."""
+        return Deadline(seconds, per_mip=per_mip, within=self._cap)
+
+    @contextlib.contextmanager
+    def capped(self, deadline):
+        """Cap every request's deadline made inside the block by ``deadline``."""
+        previous, self._cap = self._cap, deadline
+        try:
+            yield self
+        finally:
+            self._cap = previous
+
+    # -- set-up ------------------------------------------------------------------
+    def min_error(self, deadline):
+        """The certified minimum error of the class (a :class:`MinErrorResult`)."""
+        separator = self.solvers.separator() if self.enc.n_identities else None
+        return solve_min_error(
+            self.enc,
+            copy.copy(self.backend),
+            deadline,
+            random_state=self.random_state,
+            separator=separator,
+        )
+
+    def start(self, predictions, coef, intercept, deadline):
+        """Fix the baseline and open the audit.
+
+        Parameters
+        ----------
+        predictions : ndarray of bool, shape (n_samples,)
+            The baseline's prediction of every training row.
+        coef, intercept : the baseline's linear model in the audit space.
+        deadline : Deadline
+            For the minimum-error MIP.
+
+        Returns
+        -------
+        MinErrorResult
+            The certified minimum error of the class.
+        """
+        problem = self.problem
+        baseline = np.zeros(problem.n_patterns, dtype=bool)
+        active = problem.inverse >= 0
+        baseline[problem.inverse[active]] = predictions[active]
+        fit = self.min_error(deadline)
+        self.state = AuditState(self.enc, baseline, fit.lower_bound)
+        self.ambiguity = AmbiguityCertifier(self.state, self.solvers, self.strategy)
+        self.discrepancy = DiscrepancyCertifier(
+            self.state, self.solvers, self.ambiguity
+        )
+        self.state.record(fit.mip, fit.result)
+        for model in [
+            fit.model,
+            *constant_models(self.enc),
+            logistic_model(self.enc, random_state=self.random_state),
+            self._in_class(coef, intercept),
+        ]:
+            self.state.add_model(model)
+        return fit
+
+    def _in_class(self, coef, intercept):
+        """The verified model of the class closest to ``(coef, intercept)``."""
+        hypothesis = self.hypothesis
+        w, b = self.problem.from_original(coef, intercept, scaled=hypothesis.scaled)
+        fitted = hypothesis.fit_model(self.problem, w, b)
+        return None if fitted is None else verify(self.enc, *fitted, source="baseline")
+
+    # -- requests ----------------------------------------------------------------
+    @property
+    def level_set(self):
+        """Budgets of the level sets around the baseline."""
+        return self.state.level_set
+
+    @property
+    def log(self):
+        """Every solve so far (a list of :class:`MIPLogEntry`)."""
+        return self.state.log
+
+    def certify_ambiguity(self, budget, deadline, *, exact=False, progress=None):
+        """Settle the patterns at ``budget``; see :meth:`AmbiguityCertifier.certify`."""
+        return self.ambiguity.certify(
+            budget, exact=exact, deadline=deadline, progress=progress
+        )
+
+    def n_undetermined(self, budget, exact=False):
+        """Patterns whose ambiguity at ``budget`` is not certified yet."""
+        return self.state.undetermined(budget, exact).size
+
+    def ambiguity_bounds(self, budget, weights=None):
+        """Certified bounds on the weighted share of flippable patterns."""
+        return self.state.ambiguity_bounds(budget, weights)
+
+    def flip_evidence(self, budget):
+        """Per pattern: baseline prediction, certified flippable, not proven
+        unflippable, and the fewest errors of a known model flipping it."""
+        state = self.state
+        return (
+            state.baseline.copy(),
+            state.flippable(budget),
+            state.maybe_flippable(budget),
+            state.flip_upper.copy(),
+        )
+
+    def competing_model(self, pattern, budget):
+        """A verified model within ``budget`` flipping ``pattern``, or None."""
+        if pattern < 0 or not self.state.flippable(budget)[pattern]:
+            return None
+        return self.state.witness_of(pattern)
+
+    def pattern_weights(self, rows, row_weight):
+        """Weight of every pattern counting only the training ``rows`` (a mask)."""
+        problem = self.problem
+        mask = rows & (problem.inverse >= 0)
+        return np.bincount(
+            problem.inverse[mask],
+            weights=row_weight[mask],
+            minlength=problem.n_patterns,
+        )
+
+    def ambiguous_new(self, patterns, baseline_new, budget, deadline):
+        """Which new patterns a model of the level set predicts differently."""
+        return flip_new_patterns(
+            self.state,
+            self.solvers,
+            patterns,
+            baseline_new,
+            budget,
+            self.cuts,
+            deadline=deadline,
+        )

@@ -1,0 +1,74 @@
+"""How the MIPs of one audit reach a solver: backend copies, threads, rows."""
+
+import copy
+
+from .._mip import IdentitySeparator
+from ._scheduling import hand_out, solve_all
+
+
+class Solvers:
+    """The backend, worker threads and LP relaxations of one audit.
+
+    Parameters
+    ----------
+    enc : Encoding
+    backend : Backend
+        Solves every MIP; each solve gets a copy with its own time limit.
+    n_jobs : int
+        MIPs solved at once, in threads (the solvers release the GIL).
+    separator : IdentitySeparator or None
+        LP relaxations of ``enc`` (built on first use when ``None``).
+    """
+
+    def __init__(self, enc, backend, *, n_jobs=1, separator=None):
+        self.enc = enc
+        self.backend = backend
+        self.n_jobs = n_jobs
+        self._separator = separator
+
+    def separator(self):
+        """The LP relaxations of the encoding (built on first use)."""
+        if self._separator is None:
+            self._separator = IdentitySeparator(self.enc)
+        return self._separator
+
+    def small(self, mip, rows=None):
+        """``mip`` with only the identity rows its LP needs (``rows`` if known).
+
+        Returns the small MIP and its LP relaxation (``None`` if ``rows`` were
+        given or there are no identity rows).
+        """
+        if not self.enc.n_identities:
+            return mip, None
+        separator = self.separator()
+        if rows is not None:
+            return separator.restrict(mip, rows), None
+        return separator.tighten(mip)
+
+    def backend_for(self, deadline, threads=None):
+        """A copy of the backend limited to the next MIP's share of ``deadline``."""
+        backend = copy.copy(self.backend)
+        backend.time_limit = deadline.limit()
+        if threads is not None:
+            backend.threads = threads
+        return backend
+
+    def solve(self, mip, deadline, first_solution=False):
+        """Solve one MIP within ``deadline`` (with every thread of the backend)."""
+        return self.backend_for(deadline).solve(mip, first_solution=first_solution)
+
+    def solve_all(self, mips, deadline, first_solution):
+        """Solve ``mips``, ``n_jobs`` at a time; results in their order."""
+        return solve_all(
+            mips, first_solution, self.n_jobs, lambda t: self.backend_for(deadline, t)
+        )
+
+    def hand_out(self, workers, next_job, deadline, *, lookahead=False):
+        """Solve the MIPs of ``next_job`` ``workers`` at a time (see ``hand_out``)."""
+        hand_out(
+            workers,
+            next_job,
+            deadline,
+            lambda t: self.backend_for(deadline, t),
+            lookahead=lookahead,
+        )

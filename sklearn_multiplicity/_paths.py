@@ -1,0 +1,105 @@
+"""Both measures along a path of error tolerances."""
+
+import numpy as np
+
+from ._tables import path_frame
+
+
+def progress_bar(verbose, total, desc, unit="pattern"):
+    """``update(remaining)`` of a progress bar (``verbose >= 1``), or None.
+
+    Parameters
+    ----------
+    verbose : int
+        The estimator's verbosity.
+    total : int
+        Items to settle.
+    desc : str
+        Label of the bar.
+    unit : str, default="pattern"
+        What an item is.
+
+    Returns
+    -------
+    callable or None
+        ``update(remaining)``, which closes the bar when nothing remains.
+    """
+    if verbose < 1 or total == 0:
+        return None
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total, desc=desc, unit=unit)
+
+    def update(remaining):
+        bar.n = total - remaining
+        bar.refresh()
+        if remaining == 0:
+            bar.close()
+
+    return update
+
+
+class PathMixin:
+    """:meth:`path` of :class:`MultiplicityAuditor`.
+
+    Reads the fitted ``session_`` and ``verbose``, and the auditor's
+    ``_request(eps)`` (tolerance, budget and deadline of a request).
+    """
+
+    def path(self, max_epsilon=None, *, step=None, n_discrepancy=None):
+        """Ambiguity and discrepancy for every error tolerance up to ``max_epsilon``.
+
+        With integral weights, every whole number of extra errors from 0 to
+        ``floor(max_epsilon * W)``; otherwise ``step``-spaced tolerances.
+        Flip MIPs are solved to optimality once (below the largest budget),
+        which answers ambiguity at every tolerance. Discrepancy is one MIP per
+        tolerance not yet certified, smallest first, warm-started from all
+        models found so far. With ``n_discrepancy``, only that many evenly
+        spaced tolerances get a MIP and the others are bracketed by
+        monotonicity. Under ``total_time_limit``, a first pass spends at most
+        a fifth of the time on short (5 s) discrepancy MIPs at every tenth
+        open tolerance, largest first, so that tolerances the ascending pass
+        does not reach are still bracketed closely.
+
+        Parameters
+        ----------
+        max_epsilon : float in [0, 1], default=None
+            Largest tolerance; defaults to the ``epsilon`` parameter.
+        step : float, default=None
+            Spacing of tolerances when weights are not integral.
+        n_discrepancy : int, default=None
+            Number of tolerances with a discrepancy MIP (``None``: all).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per tolerance: ``epsilon``, ``extra_errors``, ``budget``,
+            ``ambiguity``, ``ambiguity_lower``, ``ambiguity_upper``,
+            ``discrepancy``, ``discrepancy_lower``, ``discrepancy_upper``,
+            ``certified``. Also stored as ``path_``.
+        """
+        max_eps, _, deadline = self._request(max_epsilon)
+        session, discrepancy = self.session_, self.session_.discrepancy
+        epsilons, extras, budgets = session.level_set.grid(max_eps, step)
+        n_open = session.n_undetermined(budgets[-1], exact=True)
+        session.certify_ambiguity(
+            budgets[-1],
+            deadline,
+            exact=True,
+            progress=progress_bar(self.verbose, n_open, "ambiguity path"),
+        )
+        if n_discrepancy is not None and n_discrepancy < budgets.size:
+            spaced = np.linspace(0, budgets.size - 1, max(2, n_discrepancy))
+            for i in np.unique(np.round(spaced)).astype(int):
+                discrepancy.discrepancy(budgets[i], deadline=deadline)
+        else:
+            n_open = discrepancy.open_budgets(budgets).size
+            progress = progress_bar(
+                self.verbose, n_open, "discrepancy path", "tolerance"
+            )
+            discrepancy.path(budgets, deadline=deadline, progress=progress)
+        ambiguity = [session.ambiguity_bounds(budget) for budget in budgets]
+        self.path_ = path_frame(
+            epsilons, extras, budgets, ambiguity, discrepancy.envelope(budgets)
+        )
+        return self.path_

@@ -1,0 +1,212 @@
+"""What the auditor says about people: evidence per row, new people, groups."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.pipeline import Pipeline
+from sklearn.utils.validation import validate_data
+
+from ._competing import CompetingModel
+from ._exceptions import CertificationWarning
+from ._frame import frame_from_rows
+from ._tables import bounds_columns
+
+
+class PeopleMixin:
+    """Per-person and per-group results of :class:`MultiplicityAuditor`.
+
+    Reads the fitted ``session_``, ``estimator_``, ``classes_`` and
+    ``groups_``, and the auditor's three request methods: ``_request(eps)``
+    (tolerance, budget and deadline of a request), ``_ambiguity(eps,
+    weights)`` and ``_discrepancy(eps, weights, key)`` (certified bounds).
+    """
+
+    def conflicts(self, eps=None):
+        """Boolean mask of training rows whose prediction is contestable.
+
+        Parameters
+        ----------
+        eps : float in [0, 1], default=None
+            Error tolerance; defaults to the ``epsilon`` parameter.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_samples,)
+            ``True`` where a model of the level set (see
+            :meth:`competing_model`) predicts the row differently from the
+            baseline; ``False`` for rows of zero weight.
+        """
+        return self.evidence(eps)["contestable"].to_numpy()
+
+    def competing_model(self, index, eps=None):
+        """A fitted level-set model that flips training row ``index``.
+
+        Parameters
+        ----------
+        index : int
+            Row of the training data.
+        eps : float in [0, 1], default=None
+            Error tolerance; defaults to the ``epsilon`` parameter.
+
+        Returns
+        -------
+        CompetingModel or Pipeline or None
+            ``None`` when no model of the level set flips the row (or none was
+            found within the limits; see :meth:`conflicts`).
+        """
+        self._ambiguity(eps)
+        pattern = self.session_.problem.inverse[int(index)]
+        model = self.session_.competing_model(pattern, self._request(eps)[1])
+        return None if model is None else self._estimator_of(model)
+
+    def discrepancy_model(self, eps=None):
+        """The fitted level-set model realising the discrepancy (lower bound).
+
+        Parameters
+        ----------
+        eps : float in [0, 1], default=None
+            Error tolerance; defaults to the ``epsilon`` parameter.
+
+        Returns
+        -------
+        CompetingModel or Pipeline or None
+            ``None`` when no model of the level set is known.
+        """
+        result = self._discrepancy(eps)
+        return None if result.model is None else self._estimator_of(result.model)
+
+    def _estimator_of(self, model):
+        session = self.session_
+        coef, intercept = session.problem.to_original(
+            model.w, model.b, scaled=session.hypothesis.scaled
+        )
+        linear = CompetingModel(
+            coef, intercept, self.classes_, model.errors, model.source
+        ).fit()
+        prefix = self._fitted_baseline.prefix
+        return Pipeline([*prefix, ("competing", linear)]) if prefix else linear
+
+    def evidence(self, eps=None):
+        """Per training row: baseline prediction and whether it is contestable.
+
+        Parameters
+        ----------
+        eps : float in [0, 1], default=None
+            Error tolerance; defaults to the ``epsilon`` parameter.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``baseline`` (predicted class), ``contestable`` (certified:
+            a level-set model flips it), ``undecided`` (neither certified
+            contestable nor certified stable: a limit stopped its MIP) and
+            ``min_flip_errors`` (fewest errors of a found model flipping it).
+        """
+        self._ambiguity(eps)
+        session = self.session_
+        baseline, sure, maybe, flip_errors = session.flip_evidence(
+            self._request(eps)[1]
+        )
+        return pd.DataFrame(
+            {
+                "baseline": self.classes_[self._rows(baseline.astype(int), fill=0)],
+                "contestable": self._rows(sure),
+                "undecided": self._rows(maybe & ~sure),
+                "min_flip_errors": self._rows(flip_errors, fill=np.nan),
+            }
+        )
+
+    def _rows(self, pattern_values, fill=False):
+        inverse = self.session_.problem.inverse
+        out = np.full(inverse.shape[0], fill, dtype=np.asarray(pattern_values).dtype)
+        active = inverse >= 0
+        out[active] = pattern_values[inverse[active]]
+        return out
+
+    def ambiguous(self, X, eps=None):
+        """Whether a level-set model gives each new person the other prediction.
+
+        One flip MIP per distinct new pattern not already flipped by a known
+        model of the level set.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New people.
+        eps : float in [0, 1], default=None
+            Error tolerance; defaults to the ``epsilon`` parameter.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_samples,)
+            Certified ambiguous; undecided people (time limit) are ``False``
+            and raise a :class:`CertificationWarning`.
+        """
+        eps, budget, deadline = self._request(eps)
+        validate_data(self, X, dtype=None, ensure_all_finite=False, reset=False)
+        Z = self._fitted_baseline.audit_space(X)
+        predictions = np.asarray(self.estimator_.predict(X)) == self.classes_[1]
+        patterns, inverse = np.unique(Z, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        baseline_new = np.zeros(patterns.shape[0], dtype=bool)
+        baseline_new[inverse] = predictions
+        decided, undecided = self.session_.ambiguous_new(
+            patterns, baseline_new, budget, deadline
+        )
+        if undecided.any():
+            warn_uncertified(
+                f"ambiguity of {int(undecided[inverse].sum())} new people", eps
+            )
+        return decided[inverse]
+
+    # -------------------------------------------------------------- groups
+    def by_group(self, eps=None):
+        """Ambiguity and discrepancy overall and per group.
+
+        Group ambiguity aggregates the per-person flags of the group; group
+        discrepancy is its own MIP (disagreement restricted to the group).
+
+        Parameters
+        ----------
+        eps : float in [0, 1], default=None
+            Error tolerance; defaults to the ``epsilon`` parameter.
+
+        Returns
+        -------
+        MultiplicityFrame
+            ``overall``, ``by_group`` (one row per group) and group summaries.
+        """
+        eps = self._request(eps)[0]
+        if self.groups_ is None:
+            raise ValueError("Pass groups= to fit to get per-group results.")
+        session = self.session_
+        overall = {
+            "n": session.problem.total_weight,
+            **bounds_columns("ambiguity", self._ambiguity(eps)),
+            **bounds_columns("discrepancy", self._discrepancy(eps).bounds),
+        }
+        rows = []
+        for g in np.unique(self.groups_):
+            weights = session.pattern_weights(self.groups_ == g, self._row_weight)
+            disc = self._discrepancy(eps, weights=weights, key=f"group {g}").bounds
+            rows.append(
+                {
+                    "group": g,
+                    "n": float(weights.sum()),
+                    **bounds_columns("ambiguity", self._ambiguity(eps, weights)),
+                    **bounds_columns("discrepancy", disc),
+                }
+            )
+        return frame_from_rows(overall, rows, eps)
+
+
+def warn_uncertified(what, eps):
+    """Warn that ``what`` at ``eps`` is reported as its certified lower bound."""
+    warnings.warn(
+        f"The {what} at eps={eps} is not certified (a time limit stopped a MIP); "
+        "reporting the certified lower bound. Use the *_bounds methods for both "
+        "bounds, or raise time_limit.",
+        CertificationWarning,
+        stacklevel=4,
+    )

@@ -1,0 +1,125 @@
+"""The engine driven through its session, against enumerated ground truth."""
+
+import numpy as np
+import pytest
+from brute_force import Truth, random_tiny
+
+from sklearn_multiplicity._core import Status
+from sklearn_multiplicity._engine import AuditSession, Deadline
+from sklearn_multiplicity._mip import MIPResult
+from sklearn_multiplicity.backends import Backend
+
+
+def open_session(X, y, **settings):
+    """A session on ``(X, y)`` whose baseline is the 0-1 optimal model."""
+    session = AuditSession.from_data(X, np.asarray(y), **settings)
+    best = session.min_error(Deadline(None)).model
+    rows = best.z[session.problem.inverse]
+    coef, intercept = session.problem.to_original(best.w, best.b)
+    fit = session.start(rows, coef, intercept, Deadline(None))
+    return session, fit
+
+
+def test_figure_one_of_the_paper():
+    # Four points, 25 people each, labelled XOR: every linear model errs on
+    # at least one point; at eps = 0 some optimal model flips each person
+    # (ambiguity 100%) and one flips at most two points (discrepancy 50%).
+    X = np.repeat([[0, 0], [0, 1], [1, 0], [1, 1]], 25, axis=0)
+    y = np.repeat([0, 1, 1, 0], 25)
+    session, fit = open_session(X, y)
+    assert fit.status == Status.OPTIMAL and fit.lower_bound == 25.0
+    budget = session.level_set.budget(0.0)
+    assert budget == 25.0
+    session.certify_ambiguity(budget, Deadline(None))
+    assert session.ambiguity_bounds(budget).lower == 1.0
+    assert session.ambiguity_bounds(budget).certified
+    result = session.discrepancy.discrepancy(budget)
+    assert result.bounds.lower == result.bounds.upper == 0.5
+    assert session.state.disagreement(result.model, np.full(4, 25.0)) == 50.0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_session_matches_enumeration(seed):
+    X, y = random_tiny(seed, n=9, d=2, levels=3)
+    truth = Truth(X, y)
+    session, fit = open_session(X, y)
+    assert fit.model.errors == truth.min_error
+    baseline, *_ = session.flip_evidence(session.level_set.budget(0))
+    err0 = float((~baseline) @ truth.pos + baseline @ truth.neg)
+    for eps in (0.0, 0.12, 0.3):
+        budget = session.level_set.budget(eps)
+        assert session.certify_ambiguity(budget, Deadline(None)).size == 0
+        bounds = session.ambiguity_bounds(budget)
+        assert bounds.certified
+        assert bounds.lower == pytest.approx(truth.ambiguity(baseline, err0, eps))
+        _, sure, maybe, _ = session.flip_evidence(budget)
+        np.testing.assert_array_equal(sure, truth.flippable(baseline, err0, eps))
+        np.testing.assert_array_equal(sure, maybe)
+        disc = session.discrepancy.discrepancy(budget)
+        assert disc.bounds.certified
+        assert disc.bounds.lower == pytest.approx(
+            truth.discrepancy(baseline, err0, eps)
+        )
+
+
+class NoProof(Backend):
+    """Finds nothing and proves nothing."""
+
+    name = "noproof"
+
+    def _solve(self, mip, *, first_solution=False):
+        worst = np.inf if mip.maximize else -np.inf
+        return MIPResult(Status.NO_SOLUTION, None, np.nan, worst, 0.0, self.name)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_unproven_mips_leave_honest_bounds(seed):
+    X, y = random_tiny(seed, n=10, d=2, levels=4)
+    truth = Truth(X, y)
+    session, _ = open_session(X, y, cuts=False)
+    session.backend = NoProof()
+    baseline, *_ = session.flip_evidence(0)
+    err0 = float((~baseline) @ truth.pos + baseline @ truth.neg)
+    for eps in (0.1, 0.3):
+        budget = session.level_set.budget(eps)
+        session.certify_ambiguity(budget, Deadline(None))
+        amb = session.ambiguity_bounds(budget)
+        assert amb.lower <= truth.ambiguity(baseline, err0, eps) <= amb.upper
+        disc = session.discrepancy.discrepancy(budget).bounds
+        assert disc.lower <= truth.discrepancy(baseline, err0, eps) <= disc.upper
+    statuses = {entry.status for entry in session.log}
+    assert Status.NO_SOLUTION in statuses
+
+
+def test_an_expired_deadline_learns_nothing():
+    X, y = random_tiny(3, n=10, d=2, levels=4)
+    session, _ = open_session(X, y)
+    n_models, n_logged = len(session.state.pool), len(session.log)
+    expired = Deadline(0.0)
+    budget = session.level_set.budget(0.3)
+    session.certify_ambiguity(budget, expired)
+    session.discrepancy.discrepancy(budget, deadline=expired)
+    assert len(session.state.pool) == n_models
+    assert len(session.log) == n_logged
+
+
+def test_capped_requests_end_with_the_cap():
+    X, y = random_tiny(3, n=10, d=2, levels=4)
+    session, _ = open_session(X, y)
+    unlimited = session.deadline(None)
+    assert unlimited.remaining() == np.inf
+    with session.capped(Deadline(5.0)):
+        capped = session.deadline(100.0, per_mip=20.0)
+        assert capped.remaining() <= 5.0 and capped.per_mip == 20.0
+        assert capped.limit() <= 5.0
+    assert session.deadline(None).remaining() == np.inf
+
+
+def test_deadline_limits_each_mip_by_the_time_left():
+    assert Deadline(None).limit() is None
+    assert Deadline(None, per_mip=3.0).limit() == 3.0
+    assert Deadline(None, per_mip=3.0).limit(1.0) == 1.0
+    assert Deadline(2.0, per_mip=30.0).limit() <= 2.0
+    inner = Deadline(100.0, within=Deadline(1.0))
+    assert inner.remaining() <= 1.0
+    assert Deadline(0.0).expired() and Deadline(0.0).limit() == 1e-3

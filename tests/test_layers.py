@@ -1,0 +1,114 @@
+"""The package's layers, bottom to top, and the one rule between them.
+
+``_core`` -> ``_mip`` -> ``backends`` -> ``_engine`` -> estimators -> ``_cli``:
+a module imports from its own layer or from layers below, never from above.
+Only ``_engine`` holds audit state; the estimators reach it through the
+session's methods.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "sklearn_multiplicity"
+NAME = "sklearn_multiplicity"
+
+#: Layer of each subpackage, bottom (0) to top; other modules are estimators.
+LAYERS = {"_core": 0, "_mip": 1, "backends": 2, "_engine": 3, "_cli": 5}
+ESTIMATORS = 4
+LAYER_NAMES = ["_core", "_mip", "backends", "_engine", "estimators", "_cli"]
+
+
+def module_name(path):
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def layer_of(module):
+    parts = module.split(".")
+    if module == NAME:
+        return ESTIMATORS  # the public API re-exports estimators
+    if parts[1] == "__main__":
+        return LAYERS["_cli"]
+    return LAYERS.get(parts[1], ESTIMATORS)
+
+
+def imported_modules(path, module=None):
+    """Absolute names of the package modules that ``path`` imports."""
+    tree = ast.parse(path.read_text())
+    module = module or module_name(path)
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if node.module is None or target == NAME:
+                # ``from . import x``: each name may be a module.
+                found.update(f"{target}.{alias.name}" for alias in node.names)
+            else:
+                found.add(target)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return {m for m in found if m == NAME or m.startswith(NAME + ".")}
+
+
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+def test_every_layer_is_a_folder_of_the_tree():
+    for folder in LAYERS:
+        assert (PACKAGE / folder / "__init__.py").is_file(), folder
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: module_name(p))
+def test_no_module_imports_from_a_layer_above_its_own(path):
+    own = layer_of(module_name(path))
+    for target in imported_modules(path):
+        if target == "sklearn_multiplicity.__version__":
+            continue  # the version string, read for reports
+        assert layer_of(target) <= own, (
+            f"{module_name(path)} ({LAYER_NAMES[own]}) imports {target} "
+            f"({LAYER_NAMES[layer_of(target)]})"
+        )
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in MODULES if "_engine" not in p.parts],
+    ids=lambda p: module_name(p),
+)
+def test_engine_state_stays_inside_the_engine(path):
+    """Outside ``_engine`` nothing imports the state or reads ``.state``."""
+    source = path.read_text()
+    assert "_engine._state" not in source and "AuditState" not in source
+    tree = ast.parse(source)
+    reads = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr == "state"
+    ]
+    assert not reads, f"{module_name(path)} reads .state at lines {reads}"
+
+
+def test_the_checker_sees_an_upward_import(tmp_path):
+    source = tmp_path / "_fake.py"
+    source.write_text(
+        "from .._auditor import MultiplicityAuditor\n"
+        "from . import _state\n"
+        "from ..backends import get_backend\n"
+    )
+    fake = "sklearn_multiplicity._engine._fake"
+    names = imported_modules(source, module=fake)
+    assert names == {
+        "sklearn_multiplicity._auditor",
+        "sklearn_multiplicity._engine._state",
+        "sklearn_multiplicity.backends",
+    }
+    above = [n for n in names if layer_of(n) > layer_of(fake)]
+    assert above == ["sklearn_multiplicity._auditor"]
