@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.frozen import FrozenEstimator
 from sklearn.pipeline import Pipeline
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_is_fitted, has_fit_parameter
@@ -55,10 +56,6 @@ class Baseline:
 
 
 def _unfrozen(estimator):
-    try:
-        from sklearn.frozen import FrozenEstimator
-    except ImportError:  # pragma: no cover - scikit-learn < 1.6
-        return estimator, False
     if isinstance(estimator, FrozenEstimator):
         return estimator.estimator, True
     return estimator, False

@@ -5,6 +5,8 @@ matplotlib is imported only when something is drawn.
 
 import numpy as np
 
+from ._core import certified
+
 #: Colours of the two measures (matplotlib's default cycle).
 COLORS = {"ambiguity": "C0", "discrepancy": "C1"}
 
@@ -221,7 +223,7 @@ class MultiplicityPathDisplay:
             (self.lines_[name],) = ax.plot(
                 eps, self.path[name].to_numpy(dtype=float), **style
             )
-            gap = upper > lower + 1e-12
+            gap = ~certified(lower, upper)
             if gap.any():
                 self.bands_[name] = ax.fill_between(
                     eps,
@@ -392,7 +394,7 @@ class GroupAmbiguityDisplay:
         upper = frame["ambiguity_upper"].to_numpy(dtype=float)
         style = _style({"color": COLORS["ambiguity"]}, kwargs, Rectangle)
         self.bars_ = ax.bar(x, frame["ambiguity"].to_numpy(dtype=float), **style)
-        gap = upper > lower + 1e-12
+        gap = ~certified(lower, upper)
         self.errorbar_ = None
         if gap.any():
             self.errorbar_ = ax.errorbar(

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._core import TOLERANCE
+
 
 def write_plots(report, out):
     """Save the path plot (and the group plot) of ``report`` as PNGs in ``out``.
@@ -114,7 +116,7 @@ def render_html(report, data, images):
         ),
         on="epsilon",
         direction="nearest",
-        tolerance=1e-9,
+        tolerance=TOLERANCE,
     )
     parts.append(_table(path, index=False))
     groups = report.group_table()
