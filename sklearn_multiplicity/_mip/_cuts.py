@@ -32,16 +32,10 @@ def affine_identities(patterns, *, max_identities=200_000):
     if k < 3 or np.any(patterns != np.round(patterns)):
         return empty
     a, b = np.triu_indices(k)
-    sums = patterns[a] + patterns[b]
-    # Group equal pair sums: sort the rows and find runs.
-    _, group, counts = np.unique(sums, axis=0, return_inverse=True, return_counts=True)
-    group = group.ravel()
-    order = np.argsort(group, kind="stable")
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    groups = _equal_pair_sums(patterns.astype(np.int64), a, b)
     quads = []
     total = 0
-    for g in np.flatnonzero(counts > 1):
-        members = order[starts[g] : starts[g] + counts[g]]
+    for members in groups:
         i, j = np.triu_indices(members.size, k=1)
         left, right = members[i], members[j]
         quad = np.column_stack([a[left], b[left], a[right], b[right]])
@@ -55,6 +49,49 @@ def affine_identities(patterns, *, max_identities=200_000):
     # Distinct patterns: equal pair sums with a shared member force the other
     # members equal, so every pair of pairs here is disjoint.
     return quads.astype(np.int64)
+
+
+def _equal_pair_sums(patterns, a, b, coefficients=None):
+    """Runs of pairs ``(a, b)`` with equal sums, in lexicographic order of the sum.
+
+    Pair sums are compared through a random linear hash of the patterns
+    (``hash(x_a + x_b) = hash(x_a) + hash(x_b)``, exact in wrapping integer
+    arithmetic), so no ``n_pairs x n_features`` array is sorted; every run of
+    equal hashes is then checked on the sums themselves. Within a run, pairs
+    keep their index order. ``coefficients`` (int64, one per feature) fixes
+    the hash.
+    """
+    if coefficients is None:
+        rng = np.random.default_rng(0)
+        coefficients = rng.integers(1, 2**62, size=patterns.shape[1], dtype=np.int64)
+    with np.errstate(over="ignore"):
+        key = patterns @ coefficients
+        pair_key = key[a] + key[b]
+    order = np.argsort(pair_key, kind="stable")
+    cuts = np.flatnonzero(np.diff(pair_key[order])) + 1
+    starts = np.concatenate([[0], cuts])
+    ends = np.concatenate([cuts, [order.size]])
+    runs, sums = [], []
+    several = ends - starts > 1
+    for start, end in zip(starts[several], ends[several], strict=True):
+        members = order[start:end]
+        run_sums = patterns[a[members]] + patterns[b[members]]
+        if np.all(run_sums == run_sums[0]):
+            runs.append(members)
+            sums.append(run_sums[0])
+            continue
+        # A hash collision: split the run by the sums themselves.
+        distinct, inverse = np.unique(run_sums, axis=0, return_inverse=True)
+        for g in range(distinct.shape[0]):
+            subset = members[inverse.ravel() == g]
+            if subset.size > 1:
+                runs.append(subset)
+                sums.append(distinct[g])
+    if not runs:
+        return []
+    sums = np.array(sums)
+    by_sum = np.lexsort(sums.T[::-1])
+    return [runs[g] for g in by_sum]
 
 
 def identity_rows(quads, z_offset, n_vars):
