@@ -14,7 +14,7 @@ from sklearn.base import (
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._baseline import BaselineDelegationMixin, fit_baseline
+from ._baseline import Baseline, BaselineDelegationMixin, fit_baseline
 from ._classifier import SOLVER_CONSTRAINTS, ZeroOneLinearClassifier
 from ._core._validation import (
     check_binary_target,
@@ -22,7 +22,7 @@ from ._core._validation import (
     check_weights,
     resolve_threads,
 )
-from ._engine import STRATEGIES, AuditSession
+from ._engine import STRATEGIES, AuditSession, Deadline
 from ._exceptions import ProblemSizeWarning
 from ._paths import PathMixin, progress_bar
 from ._people import PeopleMixin, warn_uncertified
@@ -70,10 +70,11 @@ class MultiplicityAuditor(
         HiGHS, and SCIP for the discrepancy MIPs).
     time_limit : float or None, default=60.0
         Seconds per MIP (``None``: unlimited).
-    total_time_limit : float or None, default=None
-        Seconds for all MIPs of one request (``fit``, one ``ambiguity``,
-        ``path`` ... call); MIPs not solved in time leave certified bounds.
-        A request with no time left answers from what is already known.
+    total_time_limit : float or None, default=300.0
+        Seconds for one request (``fit``, one ``ambiguity``, ``path`` ...
+        call), like ``max_iter``: MIPs not solved in time leave certified
+        bounds, and a request with no time left answers from what is known.
+        ``None``: unlimited (exact values, however long they take).
     margin : float, default=1e-3
         Margin of the continuous hypothesis class, as in
         :class:`ZeroOneLinearClassifier`.
@@ -173,7 +174,7 @@ class MultiplicityAuditor(
         epsilon=0.01,
         solver="auto",
         time_limit=60.0,
-        total_time_limit=None,
+        total_time_limit=300.0,
         margin=1e-3,
         weights="auto",
         max_weight=10,
@@ -220,14 +221,17 @@ class MultiplicityAuditor(
         self : MultiplicityAuditor
             The fitted auditor.
         """
+        deadline = Deadline(self.total_time_limit, per_mip=self.time_limit)
         X_checked, y = validate_data(
             self, X, y, dtype=None, ensure_all_finite=False, ensure_min_samples=2
         )
         self.classes_, y01 = check_binary_target(y)
         weight = check_weights(sample_weight, X_checked)
         self.groups_ = _check_groups(groups, len(y))
-        unit = sample_weight is None
-        baseline = fit_baseline(self._baseline(), X, y, None if unit else weight)
+        unit_weight = None if sample_weight is None else weight
+        baseline, session, min_error = _baseline_and_session(
+            self, X, y, y01, weight, unit_weight, deadline
+        )
         self.estimator_, self._fitted_baseline = baseline.estimator, baseline
         if not np.array_equal(np.asarray(baseline.linear.classes_), self.classes_):
             raise ValueError("The baseline's classes_ differ from the labels of y.")
@@ -238,15 +242,10 @@ class MultiplicityAuditor(
                 "The baseline's predictions are not sign(coef_ . x + intercept_) "
                 "in its feature space; only linear classifiers can be audited."
             )
-        threads = resolve_threads(self.n_jobs)
-        names = ["solver", "weights", "margin", "max_weight", "cuts", "strategy"]
-        session = AuditSession.from_data(
-            Z, y01, weight, threads=threads, n_jobs=threads, verbose=self.verbose,
-            random_state=self.random_state, **{n: getattr(self, n) for n in names},
+        fit = session.start(
+            predictions, baseline.coef, baseline.intercept, deadline,
+            min_error=min_error,
         )  # fmt: skip
-        _warn_if_large(session, self.time_limit, self.total_time_limit)
-        deadline = session.deadline(self.total_time_limit, per_mip=self.time_limit)
-        fit = session.start(predictions, baseline.coef, baseline.intercept, deadline)
         self.session_, self._row_weight = session, weight
         self.baseline_errors_ = session.level_set.baseline_errors
         self.baseline_error_ = self.baseline_errors_ / session.problem.total_weight
@@ -256,9 +255,6 @@ class MultiplicityAuditor(
         self.hypothesis_class_ = session.hypothesis.describe()
         _warn_if_outside_class(session, fit.lower_bound, self.baseline_errors_)
         return self
-
-    def _baseline(self):
-        return self.estimator if self.estimator is not None else self._default()
 
     def _default(self):
         names = ["solver", "time_limit", "margin", "weights", "max_weight", "cuts"]
@@ -278,7 +274,7 @@ class MultiplicityAuditor(
         self._validate_params()  # limits are read per request (set_params)
         eps = check_epsilon(self.epsilon if eps is None else eps)
         session = self.session_
-        deadline = session.deadline(self.total_time_limit, per_mip=self.time_limit)
+        deadline = Deadline(self.total_time_limit, per_mip=self.time_limit)
         return eps, session.level_set.budget(eps), deadline
 
     def error_budget(self, eps=None):
@@ -381,6 +377,32 @@ class MultiplicityAuditor(
         tags.classifier_tags.multi_class = False
         tags.input_tags.sparse = False
         return tags
+
+
+def _baseline_and_session(auditor, X, y, y01, weight, sample_weight, deadline):
+    """The fitted baseline, the session of the audit and, when already solved,
+    the minimum error of its class.
+
+    The default baseline, the 0-1 optimal classifier, is the session's own
+    minimum-error model: one minimum-error MIP, not the same MIP twice.
+    """
+    threads = resolve_threads(auditor.n_jobs)
+    engine = {"n_jobs": threads, "strategy": auditor.strategy}
+    if auditor.estimator is None:
+        classifier = auditor._default()
+        classifier._validate_params()
+        session = classifier._session(X, y, sample_weight, **engine)
+        _warn_if_large(session, auditor.time_limit, auditor.total_time_limit)
+        min_error = session.min_error(deadline)
+        return Baseline.of(classifier._store(session, min_error)), session, min_error
+    baseline = fit_baseline(auditor.estimator, X, y, sample_weight)
+    names = ["solver", "weights", "margin", "max_weight", "cuts", "random_state"]
+    session = AuditSession.from_data(
+        baseline.audit_space(X), y01, weight, threads=threads,
+        verbose=auditor.verbose, **engine, **{n: getattr(auditor, n) for n in names},
+    )  # fmt: skip
+    _warn_if_large(session, auditor.time_limit, auditor.total_time_limit)
+    return baseline, session, None
 
 
 def _warn_if_large(session, time_limit, total_time_limit):

@@ -34,6 +34,11 @@ class Baseline:
     linear: object
     prefix: list
 
+    @classmethod
+    def of(cls, linear):
+        """The baseline of a fitted linear classifier used as is."""
+        return cls(linear, None, linear, [])
+
     def transform(self, X):
         """User ``X`` in the audit space."""
         return X if self.pipeline is None else self.pipeline[:-1].transform(X)

@@ -188,11 +188,19 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
             The fitted classifier.
         """
         deadline = Deadline(self.time_limit)
+        session = self._session(X, y, sample_weight)
+        return self._store(session, session.min_error(deadline))
+
+    def _session(self, X, y, sample_weight, **engine):
+        """Validate the data; the :class:`AuditSession` of its MIPs.
+
+        ``engine`` (``n_jobs``, ``strategy``) sets up the session for an
+        audit that reuses this fit (:class:`MultiplicityAuditor`).
+        """
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
         self.classes_, y01 = check_binary_target(y)
         weight = check_weights(sample_weight, X)
-        threads = resolve_threads(self.n_jobs)
-        session = AuditSession.from_data(
+        return AuditSession.from_data(
             X,
             y01,
             weight,
@@ -201,11 +209,14 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
             margin=self.margin,
             max_weight=self.max_weight,
             cuts=self.cuts,
-            threads=threads,
+            threads=resolve_threads(self.n_jobs),
             random_state=self.random_state,
             verbose=self.verbose,
+            **engine,
         )
-        fit = session.min_error(deadline)
+
+    def _store(self, session, fit):
+        """Set the fitted attributes from a :class:`MinErrorResult`."""
         problem, model = session.problem, fit.model
         coef, intercept = problem.to_original(
             model.w, model.b, scaled=session.hypothesis.scaled

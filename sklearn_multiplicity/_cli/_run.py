@@ -7,41 +7,64 @@ import numpy as np
 from sklearn.frozen import FrozenEstimator
 
 from .._auditor import MultiplicityAuditor
-from .._engine import Deadline
+from .._engine import Deadline, capped
 from .._epsilon import suggest_epsilon
 from .._sampling import SamplingAuditor
 from ._format import MEASURES, plain, unwrap
 from ._report import AuditReport
 
+#: Shares of the time left that each step of a time-limited audit may take:
+#: fit (the minimum-error MIP), ambiguity and discrepancy at ``epsilon``, the
+#: groups; the path takes the rest. Steps that only read what is known
+#: (evidence, the discrepancy model, the second reading after the path) get
+#: no time.
+FIT_SHARE = 0.3
+AMBIGUITY_SHARE = 0.4
+DISCREPANCY_SHARE = 0.5
+GROUPS_SHARE = 0.5
+
 
 class _Stages:
-    """Times the stages of an audit; a stage run twice adds up its times."""
+    """Times the stages of an audit and gives each its share of the deadline.
 
-    def __init__(self):
+    A stage run twice adds up its times.
+    """
+
+    def __init__(self, deadline):
+        self.deadline = deadline
         self.timings = {}
 
-    def run(self, name, func):
+    def run(self, name, func, share=1.0):
         start = time.perf_counter()
-        value = func()
+        value = self.within(share, func)
         elapsed = time.perf_counter() - start
         self.timings[name] = self.timings.get(name, 0.0) + elapsed
         return value
 
+    def within(self, share, func):
+        """``func()`` with at most ``share`` of the time left (if limited)."""
+        left = self.deadline.remaining()
+        if share >= 1.0 or left == float("inf"):
+            return func()
+        with capped(Deadline(max(share * left, 0.0))):
+            return func()
 
-def _stage_order(steps, total_time_limit):
-    """The order of the exact stages of :func:`run_audit` (last run wins).
+
+def _stage_order(with_groups, total_time_limit):
+    """The exact stages of :func:`run_audit`, in order, each with whether it
+    is a second reading (the last reading wins).
 
     Without a total time limit the path goes first: its flip MIPs, solved to
     optimality once, answer ambiguity at every tolerance, ``epsilon``
     included. Under a total time limit the values at ``epsilon``, which the
-    report leads with, go first and the path (which can use any amount of
-    time) gets what they leave; they are then read again, from what is now
-    cached, since the path may have tightened them.
+    report leads with, go first, each with its share of the time, and the
+    path gets what they leave; they are then read again, with no time of
+    their own, since the path may have tightened them.
     """
-    order = ["path", "measures", "groups"]
+    order = [("path", False), ("measures", True), ("groups", True)]
     if total_time_limit is not None:
-        order = ["measures", "groups", "path", "measures", "groups"]
-    return [name for name in order if name in steps]
+        order = [("measures", False), ("groups", False), *order]
+    return [(name, again) for name, again in order if with_groups or name != "groups"]
 
 
 def run_audit(
@@ -108,11 +131,9 @@ def run_audit(
         verbose=verbose,
         solver=solver,
     )
-    stages = _Stages()
-    stages.run("fit", lambda: auditor.fit(X, y, groups=groups))
-    # Every later request ends by the audit's deadline; a stage with no time
-    # left still runs, to read what is known.
-    with auditor.session_.capped(deadline):
+    with capped(deadline):
+        stages = _Stages(deadline)
+        stages.run("fit", lambda: auditor.fit(X, y, groups=groups), FIT_SHARE)
         suggestion = None
         if epsilon == "auto":
             suggestion = stages.run(
@@ -121,20 +142,32 @@ def run_audit(
             epsilon = suggestion.epsilon
             auditor.set_params(epsilon=epsilon)
         top = epsilon if max_epsilon is None else max(max_epsilon, epsilon)
-        steps = {
-            "path": lambda: auditor.path(top),
-            "measures": lambda: {
-                "ambiguity": auditor.ambiguity_bounds(epsilon),
-                "discrepancy": auditor.discrepancy_bounds(epsilon),
-                "evidence": auditor.evidence(epsilon),
-                "model": auditor.discrepancy_model(epsilon),
-            },
-        }
-        if groups is not None:
-            steps["groups"] = lambda: auditor.by_group(epsilon)
+        read = 0.0 if total_time_limit is not None else 1.0
+
+        def measures(first=True):
+            shares = (AMBIGUITY_SHARE, DISCREPANCY_SHARE) if first else (read, read)
+            return {
+                "ambiguity": stages.within(
+                    shares[0], lambda: auditor.ambiguity_bounds(epsilon)
+                ),
+                "discrepancy": stages.within(
+                    shares[1], lambda: auditor.discrepancy_bounds(epsilon)
+                ),
+                "evidence": stages.within(read, lambda: auditor.evidence(epsilon)),
+                "model": stages.within(
+                    read, lambda: auditor.discrepancy_model(epsilon)
+                ),
+            }
+
         done = {}
-        for name in _stage_order(steps, total_time_limit):
-            done[name] = stages.run(name, steps[name])
+        for name, again in _stage_order(groups is not None, total_time_limit):
+            if name == "path":
+                done[name] = stages.run(name, lambda: auditor.path(top))
+            elif name == "measures":
+                done[name] = stages.run(name, lambda first=not again: measures(first))
+            else:
+                share = read if again else GROUPS_SHARE
+                done[name] = stages.run(name, lambda: auditor.by_group(epsilon), share)
         sampling = stages.run(
             "sampling",
             lambda: SamplingAuditor.from_auditor(

@@ -6,7 +6,7 @@ scheduling under deadlines and the minimum error. Imports :mod:`.._core`,
 from ._ambiguity import STRATEGIES, AmbiguityCertifier
 from ._discrepancy import DiscrepancyCertifier, DiscrepancyRequest, DiscrepancyResult
 from ._min_error import MinErrorResult, solve_min_error
-from ._scheduling import Deadline, Job, hand_out
+from ._scheduling import Deadline, Job, capped, hand_out
 from ._session import AuditSession
 from ._state import AuditState
 
@@ -20,6 +20,7 @@ __all__ = [
     "DiscrepancyRequest",
     "DiscrepancyResult",
     "Job",
+    "capped",
     "MinErrorResult",
     "hand_out",
     "solve_min_error",

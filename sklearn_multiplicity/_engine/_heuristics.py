@@ -17,7 +17,7 @@ def _running_argmin(values):
     return np.maximum.accumulate(np.where(new_best, np.arange(values.size), 0))
 
 
-def threshold_flips(enc, directions, baseline, candidates):
+def threshold_flips(enc, directions, baseline, candidates, *, min_gap=0.0):
     """Best threshold of each direction that flips each candidate.
 
     For a direction ``w`` (the weights of a known model), a threshold
@@ -36,6 +36,11 @@ def threshold_flips(enc, directions, baseline, candidates):
     baseline : ndarray of bool, shape (n_patterns,)
     candidates : ndarray of int
         Patterns to flip.
+    min_gap : float, default=0.0
+        With a positive ``min_gap``, each direction is scaled to
+        ``max |w_j| = 1`` and only thresholds between consecutive scores at
+        least ``min_gap`` apart are used: those leave every pattern at
+        ``min_gap / 2`` from the threshold, the margin of the hypothesis class.
 
     Returns
     -------
@@ -52,6 +57,8 @@ def threshold_flips(enc, directions, baseline, candidates):
     for w in directions:
         if not np.any(w):
             continue
+        if min_gap > 0:
+            w = w / np.abs(w).max()
         s = X @ w
         order = np.argsort(s, kind="stable")
         sorted_s = s[order]
@@ -60,7 +67,9 @@ def threshold_flips(enc, directions, baseline, candidates):
         pos_below = np.concatenate([[0.0], np.cumsum(pos[order])])
         neg_from = np.concatenate([np.cumsum(neg[order][::-1])[::-1], [0.0]])
         errors = pos_below + neg_from
-        errors[1:k][sorted_s[1:] <= sorted_s[:-1]] = np.inf  # ties: no cut there
+        gaps = np.diff(sorted_s)
+        # No cut between ties, nor where the margin would be too small.
+        errors[1:k][(gaps <= 0) | (gaps < min_gap)] = np.inf
         cut = np.concatenate([[sorted_s[0] - 1.0], sorted_s, [sorted_s[-1] + 1.0]])
         thresholds = 0.5 * (cut[:-1] + cut[1:])
         best_up_to = _running_argmin(errors)  # best cut at or below i
@@ -84,7 +93,12 @@ def heuristic_flip_models(enc, directions, baseline, candidates, budget):
     """
     if candidates.size == 0 or not directions:
         return []
-    errors, models = threshold_flips(enc, directions, baseline, candidates)
+    margin = getattr(enc.hypothesis, "margin", 0.0)
+    # The class's margin, with the slack its membership test allows.
+    min_gap = 2 * margin * (1 + 1e-5) if margin else 0.0
+    errors, models = threshold_flips(
+        enc, directions, baseline, candidates, min_gap=min_gap
+    )
     found = []
     seen = set()
     for err, model in zip(errors, models, strict=True):

@@ -5,6 +5,8 @@ solver thread each; inside a distributed joblib backend (dask, ray, ...)
 they are shipped through joblib instead.
 """
 
+import contextlib
+import contextvars
 import math
 import time
 from collections.abc import Callable
@@ -14,9 +16,14 @@ from dataclasses import dataclass
 from joblib import Parallel, delayed
 from joblib.parallel import get_active_backend
 
+#: The deadline that every :class:`Deadline` made in this context ends by.
+_CAP = contextvars.ContextVar("sklearn_multiplicity_deadline_cap", default=None)
+
 
 class Deadline:
     """The wall-clock contract of one request: seconds in all, and per MIP.
+
+    A deadline made inside a :func:`capped` block ends no later than the cap.
 
     Parameters
     ----------
@@ -30,8 +37,9 @@ class Deadline:
 
     def __init__(self, seconds=None, *, per_mip=None, within=None):
         self.end = None if seconds is None else time.perf_counter() + seconds
-        if within is not None and within.end is not None:
-            self.end = within.end if self.end is None else min(self.end, within.end)
+        for outer in (within, _CAP.get()):
+            if outer is not None and outer.end is not None:
+                self.end = outer.end if self.end is None else min(self.end, outer.end)
         self.per_mip = per_mip
 
     def remaining(self):
@@ -51,6 +59,20 @@ class Deadline:
         left = self.remaining()
         candidates = [t for t in (per_mip, left) if t is not None and math.isfinite(t)]
         return max(min(candidates), 1e-3) if candidates else None
+
+
+@contextlib.contextmanager
+def capped(deadline):
+    """Within the block, every new :class:`Deadline` ends by ``deadline``.
+
+    Caps nest: an inner cap never ends later than an outer one. A command
+    that runs several requests (fit, measures, path ...) bounds them all.
+    """
+    token = _CAP.set(Deadline(None, within=deadline))
+    try:
+        yield deadline
+    finally:
+        _CAP.reset(token)
 
 
 def solve(backend, mip, first_solution):

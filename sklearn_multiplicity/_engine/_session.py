@@ -8,7 +8,6 @@ discrepancy certifiers. Every request takes its :class:`~._scheduling.Deadline`
 explicitly.
 """
 
-import contextlib
 import copy
 
 import numpy as np
@@ -26,7 +25,6 @@ from ._ambiguity import AmbiguityCertifier
 from ._discrepancy import DiscrepancyCertifier
 from ._min_error import solve_min_error
 from ._new_people import flip_new_patterns
-from ._scheduling import Deadline
 from ._solvers import Solvers
 from ._state import AuditState
 
@@ -82,7 +80,6 @@ class AuditSession:
         self.state = None
         self.ambiguity = None
         self.discrepancy = None
-        self._cap = None
 
     @classmethod
     def from_data(
@@ -149,19 +146,6 @@ class AuditSession:
     def backend(self, backend):
         self.solvers.backend = backend
 
-    def deadline(self, seconds=None, *, per_mip=None):
-        """The :class:`Deadline` of a request, within any :meth:`capped` limit."""
-        return Deadline(seconds, per_mip=per_mip, within=self._cap)
-
-    @contextlib.contextmanager
-    def capped(self, deadline):
-        """Cap every request's deadline made inside the block by ``deadline``."""
-        previous, self._cap = self._cap, deadline
-        try:
-            yield self
-        finally:
-            self._cap = previous
-
     # -- set-up ------------------------------------------------------------------
     def min_error(self, deadline):
         """The certified minimum error of the class (a :class:`MinErrorResult`)."""
@@ -174,7 +158,7 @@ class AuditSession:
             separator=separator,
         )
 
-    def start(self, predictions, coef, intercept, deadline):
+    def start(self, predictions, coef, intercept, deadline, *, min_error=None):
         """Fix the baseline and open the audit.
 
         Parameters
@@ -184,6 +168,9 @@ class AuditSession:
         coef, intercept : the baseline's linear model in the audit space.
         deadline : Deadline
             For the minimum-error MIP.
+        min_error : MinErrorResult or None
+            The minimum error of this session's class when already solved
+            (the 0-1 optimal baseline); not solved again.
 
         Returns
         -------
@@ -194,7 +181,7 @@ class AuditSession:
         baseline = np.zeros(problem.n_patterns, dtype=bool)
         active = problem.inverse >= 0
         baseline[problem.inverse[active]] = predictions[active]
-        fit = self.min_error(deadline)
+        fit = self.min_error(deadline) if min_error is None else min_error
         self.state = AuditState(self.enc, baseline, fit.lower_bound)
         self.ambiguity = AmbiguityCertifier(self.state, self.solvers, self.strategy)
         self.discrepancy = DiscrepancyCertifier(

@@ -5,7 +5,7 @@ import pytest
 from brute_force import Truth, random_tiny
 
 from sklearn_multiplicity._core import Status
-from sklearn_multiplicity._engine import AuditSession, Deadline
+from sklearn_multiplicity._engine import AuditSession, Deadline, capped
 from sklearn_multiplicity._mip import MIPResult
 from sklearn_multiplicity.backends import Backend
 
@@ -103,16 +103,29 @@ def test_an_expired_deadline_learns_nothing():
     assert len(session.log) == n_logged
 
 
-def test_capped_requests_end_with_the_cap():
+def test_capped_blocks_bound_every_deadline_made_inside():
+    assert Deadline(None).remaining() == np.inf
+    with capped(Deadline(5.0)):
+        inner = Deadline(100.0, per_mip=20.0)
+        assert inner.remaining() <= 5.0 and inner.per_mip == 20.0
+        assert inner.limit() <= 5.0
+        assert Deadline(None).remaining() <= 5.0
+        with capped(Deadline(60.0)):  # an inner cap never ends later
+            assert Deadline(None).remaining() <= 5.0
+        with capped(Deadline(1.0)):
+            assert Deadline(None).remaining() <= 1.0
+    assert Deadline(None).remaining() == np.inf
+
+
+def test_a_capped_request_learns_nothing_once_the_cap_is_up():
     X, y = random_tiny(3, n=10, d=2, levels=4)
     session, _ = open_session(X, y)
-    unlimited = session.deadline(None)
-    assert unlimited.remaining() == np.inf
-    with session.capped(Deadline(5.0)):
-        capped = session.deadline(100.0, per_mip=20.0)
-        assert capped.remaining() <= 5.0 and capped.per_mip == 20.0
-        assert capped.limit() <= 5.0
-    assert session.deadline(None).remaining() == np.inf
+    n_logged = len(session.log)
+    with capped(Deadline(0.0)):
+        budget = session.level_set.budget(0.3)
+        session.certify_ambiguity(budget, Deadline(100.0))
+        session.discrepancy.discrepancy(budget, deadline=Deadline(100.0))
+    assert len(session.log) == n_logged
 
 
 def test_deadline_limits_each_mip_by_the_time_left():

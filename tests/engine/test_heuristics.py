@@ -43,3 +43,35 @@ def test_threshold_flips_finds_the_best_threshold_of_each_direction(seed):
         z = enc.X[: enc.n_train] @ w + b > 0
         assert z[u] != baseline[u]
         assert problem.errors(z) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_margin_aware_thresholds_stay_in_the_class(seed):
+    X, y = random_tiny(seed, n=60, d=3, levels=5, noise=0.3)
+    problem = PatternProblem.from_data(X, y, np.ones(len(y)))
+    hypothesis = BoxMargin(margin=0.05)
+    enc = encode(problem, hypothesis, cuts=False)
+    rng = np.random.default_rng(seed)
+    directions = [rng.normal(size=enc.p) for _ in range(4)]
+    baseline = rng.random(enc.n_train) < 0.5
+    candidates = np.arange(enc.n_train)
+    min_gap = 2 * hypothesis.margin * (1 + 1e-5)
+    errors, models = threshold_flips(
+        enc, directions, baseline, candidates, min_gap=min_gap
+    )
+    for u, err, model in zip(candidates, errors, models, strict=True):
+        # The best threshold with every pattern at least the margin away.
+        expected = np.inf
+        for w in directions:
+            w = w / np.abs(w).max()
+            scores = enc.X[: enc.n_train] @ w
+            cuts = np.unique(scores)
+            wide = np.diff(cuts) >= min_gap
+            middles = 0.5 * (cuts[1:] + cuts[:-1])[wide]
+            for t in np.concatenate([[cuts[0] - 1.0], middles, [cuts[-1] + 1.0]]):
+                z = scores > t
+                if z[u] != baseline[u]:
+                    expected = min(expected, problem.errors(z))
+        assert err == expected
+        if model is not None:
+            assert hypothesis.fit_model(problem, *model) is not None

@@ -100,7 +100,7 @@ def test_time_limited_path_brackets_open_tolerances_first(monkeypatch):
 
 def test_path_without_time_limit_does_not_bracket(monkeypatch):
     X, y = random_tiny(4, n=10, d=2, levels=4)
-    auditor = MultiplicityAuditor(time_limit=20).fit(X, y)
+    auditor = MultiplicityAuditor(time_limit=20, total_time_limit=None).fit(X, y)
 
     def refuse(*args):
         raise AssertionError("bracketing pass without a total time limit")
