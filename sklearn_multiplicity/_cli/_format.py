@@ -13,7 +13,7 @@ import pandas as pd
 from sklearn.frozen import FrozenEstimator
 from sklearn.pipeline import Pipeline
 
-from .._core import certified
+from .._core import certified as is_certified
 
 SAMPLING_LABEL = "sampling (lower estimate)"
 CERTIFIED = "certified"
@@ -23,7 +23,7 @@ MEASURES = ("ambiguity", "discrepancy")
 
 def status_label(lower, upper):
     """:data:`CERTIFIED` when the bounds pin the value, else :data:`BOUNDS`."""
-    return CERTIFIED if certified(lower, upper) else BOUNDS
+    return CERTIFIED if is_certified(lower, upper) else BOUNDS
 
 
 def unwrap(estimator):
@@ -92,8 +92,14 @@ def _bounds_text(lower, upper):
     return f"[{lower:.2%}, {upper:.2%}]"
 
 
+def _exact_text(lower, upper):
+    """The value when the bounds pin it, else a dash: a band is not a value."""
+    return f"{lower:.2%}" if is_certified(lower, upper) else "-"
+
+
 def compact(frame, measures, per_group=False):
-    """Terminal table: each measure as value, bounds and status."""
+    """Terminal table: each measure's certified band first, then its exact
+    value (only when the band is a point), status and sampled estimate."""
     table = pd.DataFrame(index=frame.index)
     if per_group:
         table["n"] = frame["n"].map(lambda v: f"{v:g}")
@@ -101,16 +107,36 @@ def compact(frame, measures, per_group=False):
         lower = frame[f"{name}_lower"] if per_group else frame["lower"]
         upper = frame[f"{name}_upper"] if per_group else frame["upper"]
         if per_group:
-            table[name] = lower.map(lambda v: f"{v:.2%}")
-            table[f"{name} bounds"] = [
+            table[f"{name} band"] = [
                 _bounds_text(lo, hi) for lo, hi in zip(lower, upper, strict=True)
             ]
+            table[name] = [
+                _exact_text(lo, hi) for lo, hi in zip(lower, upper, strict=True)
+            ]
         else:
-            table.loc[name, "exact"] = f"{lower[name]:.2%}"
-            table.loc[name, "bounds"] = _bounds_text(lower[name], upper[name])
+            table.loc[name, "certified band"] = _bounds_text(lower[name], upper[name])
+            table.loc[name, "exact"] = _exact_text(lower[name], upper[name])
             table.loc[name, "status"] = frame.loc[name, "status"]
             table.loc[name, SAMPLING_LABEL] = f"{frame.loc[name, SAMPLING_LABEL]:.2%}"
     if per_group:
         column = f"ambiguity, {SAMPLING_LABEL}"
         table[column] = frame[column].map(lambda v: f"{v:.2%}")
     return table.to_string()
+
+
+def in_words(name, lower, upper, n, budget):
+    """What a measure's certified band says about people, in one sentence."""
+    errors = f"a model with at most {budget:g} training errors"
+    if name == "ambiguity":
+        share = (
+            f"Exactly {lower:.2%}"
+            if is_certified(lower, upper)
+            else f"At least {lower:.2%} and at most {upper:.2%}"
+        )
+        return f"{share} of the {n:g} people get the other decision from {errors}."
+    if is_certified(lower, upper):
+        return f"The most decisions one {errors[2:]} changes: exactly {lower:.2%}."
+    return (
+        f"The most decisions one {errors[2:]} changes: at least {lower:.2%} "
+        f"(a model found) and at most {upper:.2%} (a proof)."
+    )

@@ -21,6 +21,7 @@ from ._format import (
     SAMPLING_LABEL,
     compact,
     finite_or_none,
+    in_words,
     linear_part,
     plain,
     records,
@@ -344,7 +345,12 @@ class AuditReport:
         ]
         if self.suggestion is not None:
             lines.append(f"  eps chosen automatically: {self.suggestion.description}")
-        lines += ["", compact(self.measures(), MEASURES)]
+        measures = self.measures()
+        lines += ["", compact(measures, MEASURES), ""]
+        lines += [
+            in_words(name, row["lower"], row["upper"], n, self.budget)
+            for name, row in measures.iterrows()
+        ]
         groups = self.group_table()
         if groups is not None:
             lines += ["", "By group:", compact(groups, MEASURES, per_group=True)]

@@ -15,7 +15,11 @@ import numpy as np
 
 from .._core import LevelSet, MIPLogEntry, Status, verify
 from .._mip import _formulations
-from ._heuristics import heuristic_flip_models, pulled_directions
+from ._heuristics import (
+    heuristic_flip_models,
+    pulled_directions,
+    rotated_flip_models,
+)
 from ._scheduling import Deadline, Job, on_cluster
 
 #: How undecided patterns are settled at one budget (see ``certify``).
@@ -67,7 +71,7 @@ class AmbiguityCertifier:
         deadline = deadline or Deadline(None)
         if deadline.expired():  # nothing more is learnt once time is up
             return self.state.undetermined(budget, exact)
-        self.search(budget, pulled=True)
+        self.search(budget, pulled=True, deadline=deadline)
         self.screen(budget, deadline, exact=exact)
         if exact:
             self._certify_each(budget, deadline, progress, exact=True)
@@ -78,9 +82,14 @@ class AmbiguityCertifier:
         return self.state.undetermined(budget, exact)
 
     # -- evidence without MIPs -------------------------------------------------
-    def search(self, budget, *, pulled=False, extra_directions=()):
+    def search(self, budget, *, pulled=False, extra_directions=(), deadline=None):
         """Threshold shifts of known directions (and, with ``pulled``, of
-        logistic regressions pulled towards each undecided pattern)."""
+        logistic regressions pulled towards each undecided pattern).
+
+        With a ``deadline`` (the first search of a request), threshold
+        labellings that the class's margin rules out for their own direction
+        are also tried with a rotated hyperplane (a max-margin LP each).
+        """
         state = self.state
         todo = state.undetermined(budget)
         directions = [m.w for m in state.pool.models] + list(extra_directions)
@@ -88,6 +97,13 @@ class AmbiguityCertifier:
             directions += pulled_directions(state.enc, state.baseline, todo)
         for model in heuristic_flip_models(
             state.enc, directions, state.baseline, todo, budget
+        ):
+            state.add_model(model)
+        todo = state.undetermined(budget)
+        if deadline is None or deadline.expired() or todo.size == 0:
+            return
+        for model in rotated_flip_models(
+            state.enc, directions, state.baseline, todo, budget, deadline=deadline
         ):
             state.add_model(model)
 

@@ -136,7 +136,7 @@ class DiscrepancyCertifier:
             request.answer = DiscrepancyResult(Bounds(0.0, 0.0), None)
             return request
         if not deadline.expired():
-            self.ambiguity.search(budget, pulled=True)
+            self.ambiguity.search(budget, pulled=True, deadline=deadline)
             self.ambiguity.screen(budget, deadline)
         request.best, request.lower = state.best_within(budget, weights)
         request.upper = self.proven_upper(budget, key)[0] * request.total

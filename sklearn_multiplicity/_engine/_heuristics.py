@@ -7,6 +7,7 @@ makes; the heuristics never prove that a pattern cannot be flipped.
 import numpy as np
 
 from .._core import LevelSet, verify
+from .._mip import max_margin
 
 
 def _running_argmin(values):
@@ -15,6 +16,30 @@ def _running_argmin(values):
     new_best = np.ones(values.size, dtype=bool)
     new_best[1:] = values[1:] < best_so_far[:-1]
     return np.maximum.accumulate(np.where(new_best, np.arange(values.size), 0))
+
+
+def _cuts(scores, pos, neg, min_gap=0.0):
+    """Every threshold of ``scores`` and its weighted error.
+
+    Cut ``i`` predicts positive the patterns from the ``i``-th smallest score
+    on: its error is the positive weight below plus the negative weight from
+    there. Cuts between ties, or between scores less than ``min_gap`` apart,
+    get an infinite error.
+
+    Returns
+    -------
+    sorted_scores, errors, thresholds : ndarray
+        ``errors`` and ``thresholds`` have one entry per cut (``k + 1``).
+    """
+    order = np.argsort(scores, kind="stable")
+    sorted_s = scores[order]
+    pos_below = np.concatenate([[0.0], np.cumsum(pos[order])])
+    neg_from = np.concatenate([np.cumsum(neg[order][::-1])[::-1], [0.0]])
+    errors = pos_below + neg_from
+    gaps = np.diff(sorted_s)
+    errors[1:-1][(gaps <= 0) | (gaps < min_gap)] = np.inf
+    cut = np.concatenate([[sorted_s[0] - 1.0], sorted_s, [sorted_s[-1] + 1.0]])
+    return sorted_s, errors, 0.5 * (cut[:-1] + cut[1:])
 
 
 def threshold_flips(enc, directions, baseline, candidates, *, min_gap=0.0):
@@ -47,9 +72,8 @@ def threshold_flips(enc, directions, baseline, candidates, *, min_gap=0.0):
     errors : ndarray of shape (n_candidates,)
     models : list of (w, b) or None
     """
-    prob = enc.problem
     X = enc.X[: enc.n_train]
-    pos, neg = prob.positive_weight, prob.negative_weight
+    pos, neg = enc.problem.positive_weight, enc.problem.negative_weight
     candidates = np.asarray(candidates, dtype=np.int64)
     best = np.full(candidates.size, np.inf)
     models = [None] * candidates.size
@@ -60,18 +84,8 @@ def threshold_flips(enc, directions, baseline, candidates, *, min_gap=0.0):
         if min_gap > 0:
             w = w / np.abs(w).max()
         s = X @ w
-        order = np.argsort(s, kind="stable")
-        sorted_s = s[order]
+        sorted_s, errors, thresholds = _cuts(s, pos, neg, min_gap)
         k = s.size
-        # Cut i predicts order[i:] positive: errors = positives below + negatives from.
-        pos_below = np.concatenate([[0.0], np.cumsum(pos[order])])
-        neg_from = np.concatenate([np.cumsum(neg[order][::-1])[::-1], [0.0]])
-        errors = pos_below + neg_from
-        gaps = np.diff(sorted_s)
-        # No cut between ties, nor where the margin would be too small.
-        errors[1:k][(gaps <= 0) | (gaps < min_gap)] = np.inf
-        cut = np.concatenate([[sorted_s[0] - 1.0], sorted_s, [sorted_s[-1] + 1.0]])
-        thresholds = 0.5 * (cut[:-1] + cut[1:])
         best_up_to = _running_argmin(errors)  # best cut at or below i
         best_from = k - _running_argmin(errors[::-1])[::-1]  # at or above i
         rank_low = np.searchsorted(sorted_s, s[candidates], side="left")
@@ -149,3 +163,51 @@ def pulled_directions(enc, baseline, candidates, *, C=0.01, pull=0.02):
         model.fit(both[keep], labels[keep], sample_weight=w[keep])
         directions.append(model.coef_.ravel())
     return directions
+
+
+def rotated_flip_models(
+    enc, directions, baseline, candidates, budget, *, deadline=None, max_lps=None
+):
+    """Models of the class for threshold labellings its margin rules out.
+
+    The best threshold of the known directions that flips a candidate gives
+    a labelling within the budget that no threshold of that direction may
+    realise with the class's margin; a rotated hyperplane often does. The
+    max-margin LP (:func:`~.._mip.max_margin`) decides it and returns that
+    model. Candidates are taken cheapest first, and skipped once a model
+    found meanwhile flips them. Continuous classes only.
+
+    Returns
+    -------
+    list of CanonicalModel
+        Verified models within ``budget``.
+    """
+    margin = getattr(enc.hypothesis, "margin", None)
+    if margin is None or candidates.size == 0 or not directions:
+        return []
+    k = enc.n_train
+    errors, labellings = threshold_flips(enc, directions, baseline, candidates)
+    open_ = np.zeros(k, dtype=bool)
+    open_[candidates] = True
+    found, n_lps = [], 0
+    X = enc.X[:k]
+    for j in np.argsort(errors, kind="stable"):
+        u = candidates[j]
+        if not LevelSet.within(errors[j], budget):
+            break
+        if not open_[u]:
+            continue
+        if (max_lps is not None and n_lps >= max_lps) or (
+            deadline is not None and deadline.expired()
+        ):
+            break
+        n_lps += 1
+        w, b = labellings[j]
+        solution = max_margin(enc, X @ w + b > 0)
+        if solution is None or solution[2] < margin * (1 + 1e-5):
+            continue
+        model = verify(enc, solution[0], solution[1], source="rotated threshold")
+        if LevelSet.within(model.errors, budget):
+            found.append(model)
+            open_ &= model.z[:k] == baseline[:k]
+    return found

@@ -75,3 +75,30 @@ def test_margin_aware_thresholds_stay_in_the_class(seed):
         assert err == expected
         if model is not None:
             assert hypothesis.fit_model(problem, *model) is not None
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_rotated_thresholds_give_sound_models_of_the_class(seed):
+    from brute_force import Truth
+
+    from sklearn_multiplicity._core import in_class
+    from sklearn_multiplicity._engine._heuristics import rotated_flip_models
+
+    X, y = random_tiny(seed, n=9, d=2, levels=4, noise=0.3)
+    truth = Truth(X, y)
+    problem = PatternProblem.from_data(X, y)
+    enc = encode(problem, BoxMargin(margin=0.05), cuts=False)
+    rng = np.random.default_rng(seed)
+    directions = [rng.normal(size=enc.p) for _ in range(6)]
+    baseline = truth.D[np.argmin(truth.errors)]
+    err0 = float(problem.errors(baseline))
+    candidates = np.arange(enc.n_train)
+    budget = err0 + 2
+    models = rotated_flip_models(enc, directions, baseline, candidates, budget)
+    flippable = truth.flippable(baseline, err0, 2 / truth.total)
+    assert models, "the search should find some flips here"
+    for model in models:
+        assert in_class(enc, model, tolerance=1e-6)
+        assert model.errors <= budget
+        flips = model.z[: enc.n_train] != baseline
+        assert flips.any() and np.all(flippable[flips])
