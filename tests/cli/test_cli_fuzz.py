@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from sklearn_multiplicity._cli import main
 
 #: Examples per property test; ``PROPERTY_EXAMPLES=40`` searches further.
-EXAMPLES = int(os.environ.get("PROPERTY_EXAMPLES", "15"))
+EXAMPLES = int(os.environ.get("PROPERTY_EXAMPLES", "10"))
 
 
 matplotlib.use("Agg")

@@ -29,7 +29,7 @@ from sklearn_multiplicity import (
 )
 
 #: Examples per property test; ``PROPERTY_EXAMPLES=40`` searches further.
-EXAMPLES = int(os.environ.get("PROPERTY_EXAMPLES", "15"))
+EXAMPLES = int(os.environ.get("PROPERTY_EXAMPLES", "10"))
 
 pytestmark = pytest.mark.property
 
@@ -369,7 +369,7 @@ def continuous_problems(draw):
 
 
 @settings(
-    max_examples=15,
+    max_examples=min(15, EXAMPLES),
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
