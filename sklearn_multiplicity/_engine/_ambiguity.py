@@ -24,6 +24,9 @@ from ._scheduling import Deadline, Job, on_cluster
 
 #: How undecided patterns are settled at one budget (see ``certify``).
 STRATEGIES = ("each", "batch")
+#: Share of a request's time left that the search for models may take before
+#: the LP proofs and the MIPs (the search's fits and LPs check the deadline).
+SEARCH_SHARE = 0.3
 
 
 class AmbiguityCertifier:
@@ -71,7 +74,7 @@ class AmbiguityCertifier:
         deadline = deadline or Deadline(None)
         if deadline.expired():  # nothing more is learnt once time is up
             return self.state.undetermined(budget, exact)
-        self.search(budget, pulled=True, deadline=deadline)
+        self.search(budget, pulled=True, deadline=deadline.share(SEARCH_SHARE))
         self.screen(budget, deadline, exact=exact)
         if exact:
             self._certify_each(budget, deadline, progress, exact=True)
@@ -94,7 +97,9 @@ class AmbiguityCertifier:
         todo = state.undetermined(budget)
         directions = [m.w for m in state.pool.models] + list(extra_directions)
         if pulled and todo.size:
-            directions += pulled_directions(state.enc, state.baseline, todo)
+            directions += pulled_directions(
+                state.enc, state.baseline, todo, deadline=deadline
+            )
         for model in heuristic_flip_models(
             state.enc, directions, state.baseline, todo, budget
         ):

@@ -26,6 +26,10 @@ logger = logging.getLogger("sklearn_multiplicity")
 BRACKET_SPACING = 10
 BRACKET_SECONDS = 5.0
 BRACKET_SHARE = 0.2
+#: Shares of a request's time left for the search for models and for the LP
+#: proofs that fix labels in the disagreement MIP; the MIP gets the rest.
+SEARCH_SHARE = 0.25
+SCREEN_SHARE = 0.35
 
 
 @dataclass
@@ -136,8 +140,10 @@ class DiscrepancyCertifier:
             request.answer = DiscrepancyResult(Bounds(0.0, 0.0), None)
             return request
         if not deadline.expired():
-            self.ambiguity.search(budget, pulled=True, deadline=deadline)
-            self.ambiguity.screen(budget, deadline)
+            self.ambiguity.search(
+                budget, pulled=True, deadline=deadline.share(SEARCH_SHARE)
+            )
+            self.ambiguity.screen(budget, deadline.share(SCREEN_SHARE))
         request.best, request.lower = state.best_within(budget, weights)
         request.upper = self.proven_upper(budget, key)[0] * request.total
         if request.upper < request.lower - TOLERANCE:

@@ -130,14 +130,15 @@ def heuristic_flip_models(enc, directions, baseline, candidates, budget):
     return found
 
 
-def pulled_directions(enc, baseline, candidates, *, C=0.01, pull=0.02):
+def pulled_directions(enc, baseline, candidates, *, C=0.01, pull=0.02, deadline=None):
     """Logistic-regression directions pulled towards flipping each candidate.
 
     For every candidate pattern, a logistic regression on the weighted
     patterns where the candidate's opposite label gets extra weight
     (``pull`` times the total weight) and its own label none. Their threshold
     shifts (:func:`threshold_flips`) find flips within the budget for most
-    patterns that have one, at the cost of one small fit each.
+    patterns that have one, at the cost of one small fit each; the fits stop
+    when ``deadline`` expires.
     """
     from sklearn.linear_model import LogisticRegression
 
@@ -152,6 +153,8 @@ def pulled_directions(enc, baseline, candidates, *, C=0.01, pull=0.02):
     extra = pull * weights.sum()
     directions = []
     for u in candidates:
+        if deadline is not None and deadline.expired():
+            break
         w = weights.copy()
         wanted, unwanted = (k + u, u) if baseline[u] else (u, k + u)
         w[wanted] += extra

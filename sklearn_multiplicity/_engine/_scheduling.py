@@ -50,6 +50,12 @@ class Deadline:
         """Whether no time is left."""
         return self.remaining() <= 0
 
+    def share(self, fraction):
+        """A deadline ending after ``fraction`` of the time left (same per MIP)."""
+        left = self.remaining()
+        seconds = None if math.isinf(left) else max(fraction * left, 0.0)
+        return Deadline(seconds, per_mip=self.per_mip, within=self)
+
     def limit(self, per_mip=None):
         """Time limit of the next MIP (``None``: unlimited).
 

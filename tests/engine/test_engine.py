@@ -136,3 +136,6 @@ def test_deadline_limits_each_mip_by_the_time_left():
     inner = Deadline(100.0, within=Deadline(1.0))
     assert inner.remaining() <= 1.0
     assert Deadline(0.0).expired() and Deadline(0.0).limit() == 1e-3
+    half = Deadline(10.0, per_mip=4.0).share(0.5)
+    assert 4.0 < half.remaining() <= 5.0 and half.per_mip == 4.0
+    assert Deadline(None).share(0.5).remaining() == np.inf
