@@ -92,6 +92,11 @@ class AmbiguityCertifier:
         With a ``deadline`` (the first search of a request), threshold
         labellings that the class's margin rules out for their own direction
         are also tried with a rotated hyperplane (a max-margin LP each).
+
+        Returns
+        -------
+        list of ndarray
+            The directions searched (for other searches to reuse).
         """
         state = self.state
         todo = state.undetermined(budget)
@@ -106,11 +111,12 @@ class AmbiguityCertifier:
             state.add_model(model)
         todo = state.undetermined(budget)
         if deadline is None or deadline.expired() or todo.size == 0:
-            return
+            return directions
         for model in rotated_flip_models(
             state.enc, directions, state.baseline, todo, budget, deadline=deadline
         ):
             state.add_model(model)
+        return directions
 
     def screen(self, budget, deadline, *, exact=False):
         """Raise the flip bounds of undecided patterns to their LP bounds."""

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._core import TOLERANCE, Bounds, LevelSet, Status, verify
 from .._mip import _formulations
+from ._heuristics import disagreement_models
 from ._scheduling import Deadline, Job, on_cluster
 
 logger = logging.getLogger("sklearn_multiplicity")
@@ -140,9 +141,13 @@ class DiscrepancyCertifier:
             request.answer = DiscrepancyResult(Bounds(0.0, 0.0), None)
             return request
         if not deadline.expired():
-            self.ambiguity.search(
-                budget, pulled=True, deadline=deadline.share(SEARCH_SHARE)
-            )
+            searching = deadline.share(SEARCH_SHARE)
+            directions = self.ambiguity.search(budget, pulled=True, deadline=searching)
+            for model in disagreement_models(
+                state.enc, directions, state.baseline, weights, budget,
+                deadline=searching,
+            ):  # fmt: skip
+                state.add_model(model)
             self.ambiguity.screen(budget, deadline.share(SCREEN_SHARE))
         request.best, request.lower = state.best_within(budget, weights)
         request.upper = self.proven_upper(budget, key)[0] * request.total

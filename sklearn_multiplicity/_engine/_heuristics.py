@@ -214,3 +214,84 @@ def rotated_flip_models(
             found.append(model)
             open_ &= model.z[:k] == baseline[:k]
     return found
+
+
+def disagreement_models(
+    enc, directions, baseline, weights, budget, *, deadline=None, max_lps=20
+):
+    """Models within ``budget`` that disagree most with the baseline.
+
+    Along a direction, the weight a threshold predicts unlike the baseline is
+    a pair of prefix sums, like its error. The threshold of most disagreement
+    within the budget that keeps the class's margin is a model of the class
+    as it is; the best thresholds that do not are tried with a rotated
+    hyperplane (the max-margin LP, at most ``max_lps`` of them, best first).
+
+    Parameters
+    ----------
+    enc : Encoding
+    directions : list of ndarray
+        Canonical weight vectors.
+    baseline : ndarray of bool, shape (n_patterns,)
+    weights : ndarray of shape (n_patterns,)
+        Weight of disagreeing on each pattern.
+    budget : float
+    deadline : Deadline or None
+        Stops the LPs when it expires.
+    max_lps : int
+
+    Returns
+    -------
+    list of CanonicalModel
+        Verified models within ``budget``.
+    """
+    margin = getattr(enc.hypothesis, "margin", None)
+    min_gap = 2 * margin * (1 + 1e-5) if margin else 0.0
+    k = enc.n_train
+    X = enc.X[:k]
+    pos, neg = enc.problem.positive_weight, enc.problem.negative_weight
+    base = np.asarray(baseline[:k], dtype=bool)
+    weights = np.asarray(weights, dtype=float)
+    found, rotations = [], []
+    for w in directions:
+        if not np.any(w):
+            continue
+        if min_gap:
+            w = w / np.abs(w).max()
+        scores = X @ w
+        order = np.argsort(scores, kind="stable")
+        # Cut i predicts order[i:] positive: it disagrees on the baseline's
+        # positives below the cut and on its negatives from there.
+        below = np.concatenate([[0.0], np.cumsum((weights * base)[order])])
+        above = np.cumsum((weights * ~base)[order][::-1])[::-1]
+        disagreement = below + np.concatenate([above, [0.0]])
+        _, errors, thresholds = _cuts(scores, pos, neg, min_gap)
+        kept = np.flatnonzero(LevelSet.within(errors, budget))
+        best = -np.inf
+        if kept.size:
+            i = kept[np.argmax(disagreement[kept])]
+            best = disagreement[i]
+            fitted = enc.hypothesis.fit_model(enc.problem, w, -thresholds[i])
+            if fitted is not None:
+                model = verify(enc, *fitted, source="disagreement threshold")
+                if LevelSet.within(model.errors, budget):
+                    found.append(model)
+        if min_gap:
+            _, errors, thresholds = _cuts(scores, pos, neg)
+            kept = np.flatnonzero(LevelSet.within(errors, budget))
+            if kept.size:
+                i = kept[np.argmax(disagreement[kept])]
+                if disagreement[i] > best:
+                    item = (disagreement[i], len(rotations), scores, thresholds[i])
+                    rotations.append(item)
+    rotations.sort(key=lambda item: (-item[0], item[1]))
+    for _, _, scores, threshold in rotations[:max_lps]:
+        if deadline is not None and deadline.expired():
+            break
+        solution = max_margin(enc, scores > threshold)
+        if solution is None or solution[2] < margin * (1 + 1e-5):
+            continue
+        model = verify(enc, solution[0], solution[1], source="rotated threshold")
+        if LevelSet.within(model.errors, budget):
+            found.append(model)
+    return found

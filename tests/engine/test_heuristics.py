@@ -102,3 +102,29 @@ def test_rotated_thresholds_give_sound_models_of_the_class(seed):
         assert model.errors <= budget
         flips = model.z[: enc.n_train] != baseline
         assert flips.any() and np.all(flippable[flips])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_disagreement_search_finds_sound_models_of_the_class(seed):
+    from brute_force import Truth
+
+    from sklearn_multiplicity._core import in_class
+    from sklearn_multiplicity._engine._heuristics import disagreement_models
+
+    X, y = random_tiny(seed, n=9, d=2, levels=4, noise=0.3)
+    truth = Truth(X, y)
+    problem = PatternProblem.from_data(X, y)
+    enc = encode(problem, BoxMargin(margin=0.05), cuts=False)
+    rng = np.random.default_rng(seed)
+    directions = [rng.normal(size=enc.p) for _ in range(6)]
+    baseline = truth.D[np.argmin(truth.errors)]
+    err0 = float(problem.errors(baseline))
+    weight = problem.pattern_weight
+    budget = err0 + 2
+    models = disagreement_models(enc, directions, baseline, weight, budget)
+    assert models, "the search should find some models here"
+    exact = truth.discrepancy(baseline, err0, 2 / truth.total) * truth.total
+    for model in models:
+        assert in_class(enc, model, tolerance=1e-6)
+        assert model.errors <= budget
+        assert weight[model.z[: enc.n_train] != baseline].sum() <= exact
