@@ -1,6 +1,7 @@
 import json
 import subprocess
 import sys
+import time
 
 import matplotlib
 import numpy as np
@@ -330,3 +331,27 @@ def test_help_of_audit_returns_0(capsys):
     code, out, _ = run(capsys, "audit", "--help")
     assert code == 0
     assert "--binarize" in out and "--target" in out
+
+
+def test_a_hard_audit_ends_by_its_total_time_limit(tmp_path, capsys):
+    # 300 continuous patterns in 6 dimensions: nothing certifies in seconds,
+    # so every step runs into the deadline. The run must still end by it
+    # (with the slack of the step in progress) and report bounds.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 6))
+    y = (X @ rng.normal(size=6) + rng.normal(scale=1.5, size=300) > 0).astype(int)
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(6)]).assign(y=y)
+    path = tmp_path / "hard.csv"
+    frame.to_csv(path, index=False)
+    limit = 4.0
+    began = time.perf_counter()
+    code, out, err = run(
+        capsys, "audit", path, "--target", "y", "--total-time-limit", limit,
+        "--out", tmp_path / "out", *FAST,
+    )  # fmt: skip
+    elapsed = time.perf_counter() - began
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert elapsed <= 1.1 * limit + 15.0
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["ambiguity"]["lower"] <= report["ambiguity"]["upper"]

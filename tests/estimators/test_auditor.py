@@ -1,3 +1,4 @@
+import time
 import warnings
 
 import numpy as np
@@ -376,3 +377,28 @@ def test_mip_log_names_the_solver_of_each_mip():
     assert solvers.pop("max_disagreement") == {"scip"}
     for kind, used in solvers.items():
         assert used == ({"linprog-highs"} if kind == "lp_relaxation" else {"highs"})
+
+
+def test_every_request_ends_by_its_total_time_limit():
+    # Continuous data that nothing certifies in a second: each request runs
+    # into its deadline and answers with honest bounds.
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(250, 5))
+    y = (X @ rng.normal(size=5) + rng.normal(scale=1.5, size=250) > 0).astype(int)
+    limit = 1.0
+    auditor = MultiplicityAuditor(
+        LogisticRegression(), time_limit=10, total_time_limit=limit
+    )
+    for request in (
+        lambda: auditor.fit(X, y),
+        lambda: auditor.ambiguity_bounds(0.05),
+        lambda: auditor.discrepancy_bounds(0.05),
+        lambda: auditor.path(0.02),
+    ):
+        began = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            request()
+        assert time.perf_counter() - began <= 1.1 * limit + 15.0
+    lower, upper = auditor.ambiguity_bounds(0.05)
+    assert 0.0 <= lower <= upper <= 1.0
