@@ -16,6 +16,7 @@ import numpy as np
 from .._core import LevelSet, MIPLogEntry, Status, verify
 from .._mip import _formulations
 from ._heuristics import (
+    distinct_directions,
     heuristic_flip_models,
     pulled_directions,
     rotated_flip_models,
@@ -48,6 +49,8 @@ class AmbiguityCertifier:
         self.state = state
         self.solvers = solvers
         self.strategy = strategy
+        #: Labellings whose max-margin LP was solved (never solved twice).
+        self.tried = set()
 
     def certify(self, budget, *, exact=False, deadline=None, progress=None):
         """Settle every pattern at ``budget``, cheapest evidence first.
@@ -100,7 +103,9 @@ class AmbiguityCertifier:
         """
         state = self.state
         todo = state.undetermined(budget)
-        directions = [m.w for m in state.pool.models] + list(extra_directions)
+        directions = distinct_directions(
+            [m.w for m in state.pool.models] + list(extra_directions)
+        )
         if pulled and todo.size:
             directions += pulled_directions(
                 state.enc, state.baseline, todo, deadline=deadline
@@ -113,7 +118,13 @@ class AmbiguityCertifier:
         if deadline is None or deadline.expired() or todo.size == 0:
             return directions
         for model in rotated_flip_models(
-            state.enc, directions, state.baseline, todo, budget, deadline=deadline
+            state.enc,
+            directions,
+            state.baseline,
+            todo,
+            budget,
+            deadline=deadline,
+            tried=self.tried,
         ):
             state.add_model(model)
         return directions

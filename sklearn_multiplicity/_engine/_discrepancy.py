@@ -145,7 +145,7 @@ class DiscrepancyCertifier:
             directions = self.ambiguity.search(budget, pulled=True, deadline=searching)
             for model in disagreement_models(
                 state.enc, directions, state.baseline, weights, budget,
-                deadline=searching,
+                deadline=searching, tried=self.ambiguity.tried,
             ):  # fmt: skip
                 state.add_model(model)
             self.ambiguity.screen(budget, deadline.share(SCREEN_SHARE))

@@ -169,7 +169,15 @@ def pulled_directions(enc, baseline, candidates, *, C=0.01, pull=0.02, deadline=
 
 
 def rotated_flip_models(
-    enc, directions, baseline, candidates, budget, *, deadline=None, max_lps=None
+    enc,
+    directions,
+    baseline,
+    candidates,
+    budget,
+    *,
+    deadline=None,
+    max_lps=None,
+    tried=None,
 ):
     """Models of the class for threshold labellings its margin rules out.
 
@@ -178,7 +186,8 @@ def rotated_flip_models(
     realise with the class's margin; a rotated hyperplane often does. The
     max-margin LP (:func:`~.._mip.max_margin`) decides it and returns that
     model. Candidates are taken cheapest first, and skipped once a model
-    found meanwhile flips them. Continuous classes only.
+    found meanwhile flips them. Continuous classes only. ``tried`` (a set,
+    updated) holds the labellings already decided, which are not tried again.
 
     Returns
     -------
@@ -204,9 +213,12 @@ def rotated_flip_models(
             deadline is not None and deadline.expired()
         ):
             break
-        n_lps += 1
         w, b = labellings[j]
-        solution = max_margin(enc, X @ w + b > 0)
+        z = X @ w + b > 0
+        if not _first_try(z, tried):
+            continue
+        n_lps += 1
+        solution = max_margin(enc, z)
         if solution is None or solution[2] < margin * (1 + 1e-5):
             continue
         model = verify(enc, solution[0], solution[1], source="rotated threshold")
@@ -217,7 +229,15 @@ def rotated_flip_models(
 
 
 def disagreement_models(
-    enc, directions, baseline, weights, budget, *, deadline=None, max_lps=20
+    enc,
+    directions,
+    baseline,
+    weights,
+    budget,
+    *,
+    deadline=None,
+    max_lps=20,
+    tried=None,
 ):
     """Models within ``budget`` that disagree most with the baseline.
 
@@ -239,6 +259,9 @@ def disagreement_models(
     deadline : Deadline or None
         Stops the LPs when it expires.
     max_lps : int
+        Largest number of max-margin LPs.
+    tried : set or None
+        Labellings already decided (updated); they are not tried again.
 
     Returns
     -------
@@ -285,13 +308,47 @@ def disagreement_models(
                     item = (disagreement[i], len(rotations), scores, thresholds[i])
                     rotations.append(item)
     rotations.sort(key=lambda item: (-item[0], item[1]))
-    for _, _, scores, threshold in rotations[:max_lps]:
-        if deadline is not None and deadline.expired():
+    n_lps = 0
+    for _, _, scores, threshold in rotations:
+        if n_lps >= max_lps or (deadline is not None and deadline.expired()):
             break
-        solution = max_margin(enc, scores > threshold)
+        z = scores > threshold
+        if not _first_try(z, tried):
+            continue
+        n_lps += 1
+        solution = max_margin(enc, z)
         if solution is None or solution[2] < margin * (1 + 1e-5):
             continue
         model = verify(enc, solution[0], solution[1], source="rotated threshold")
         if LevelSet.within(model.errors, budget):
             found.append(model)
     return found
+
+
+def _first_try(z, tried):
+    """Whether labelling ``z`` is new to ``tried`` (then recorded there)."""
+    if tried is None:
+        return True
+    key = np.packbits(z).tobytes()
+    if key in tried:
+        return False
+    tried.add(key)
+    return True
+
+
+def distinct_directions(directions):
+    """``directions`` without repeats up to a positive scale, in order.
+
+    Threshold shifts of one direction all share it, so a pool of models holds
+    far fewer directions than models.
+    """
+    seen, distinct = set(), []
+    for w in directions:
+        size = np.abs(w).max(initial=0.0)
+        if size == 0:
+            continue
+        key = np.round(w / size, 12).tobytes()
+        if key not in seen:
+            seen.add(key)
+            distinct.append(w)
+    return distinct
