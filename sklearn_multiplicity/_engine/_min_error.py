@@ -5,9 +5,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._core import LevelSet, Status, constant_models, in_class, logistic_model, verify
+from .._core import LevelSet, Status, constant_models, logistic_model, verify
 from .._mip import IdentitySeparator, _formulations
-from ._state import CLASS_TOLERANCE
+from ._state import in_class_or_repaired
 
 #: Slack of the check that a solver's bound does not exceed a verified model.
 BOUND_SLACK = 1e-6
@@ -77,10 +77,8 @@ def solve_min_error(enc, backend, deadline, *, random_state=None, separator=None
     model = warm
     if result.has_solution:
         w, b, _ = enc.decode(result.x)
-        found = verify(enc, w, b, source=mip.name)
-        if found.errors <= warm.errors and in_class(
-            enc, found, tolerance=CLASS_TOLERANCE
-        ):
+        found = in_class_or_repaired(enc, verify(enc, w, b, source=mip.name))
+        if found is not None and found.errors <= warm.errors:
             model = found
     claimed = result.bound if np.isfinite(result.bound) else -np.inf
     if claimed > model.errors + BOUND_SLACK:

@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from .._core import LevelSet, Status, in_class, verify
+from .._core import LevelSet, Status, verify
 from .._mip import IdentitySeparator, _formulations, encode
 from ._scheduling import Deadline
-from ._state import CLASS_TOLERANCE
+from ._state import in_class_or_repaired
 
 
 def flip_new_patterns(
@@ -50,10 +50,8 @@ def flip_new_patterns(
     separator = IdentitySeparator(enc) if enc.n_identities else None
 
     def learn(w, b, source):
-        model = verify(enc, w, b, source=source)
-        if LevelSet.within(model.errors, budget) and in_class(
-            enc, model, tolerance=CLASS_TOLERANCE
-        ):
+        model = in_class_or_repaired(enc, verify(enc, w, b, source=source))
+        if model is not None and LevelSet.within(model.errors, budget):
             decided[:] |= ((canonical @ model.w + model.b) > 0) != baseline_new
 
     for j, index in enumerate(todo):

@@ -26,11 +26,37 @@ from .._core import (
     MIPLogEntry,
     ModelPool,
     in_class,
+    verify,
 )
+from .._mip import max_margin
 
-#: Largest violation of the class's box or margin for a model to join the
-#: pool (solvers return solutions within their feasibility tolerance).
-CLASS_TOLERANCE = 1e-4
+#: Largest violation of the class's box or margin (in scaled score units) for
+#: a model to count as in the class: solvers return solutions within their
+#: feasibility tolerance, at most 1e-6.
+CLASS_TOLERANCE = 1e-6
+
+
+def in_class_or_repaired(enc, model):
+    """``model`` if it lies in the class, else the same labelling's max-margin
+    model if that one does, else ``None``.
+
+    A solution a little outside the class (an LP's, or a MIP's within the
+    solver's tolerance) may still predict a labelling that the class
+    realises; the max-margin LP decides it and returns a model of the class.
+    """
+    if model is None:
+        return None
+    if in_class(enc, model, tolerance=CLASS_TOLERANCE):
+        return model
+    if enc.hypothesis.integer:
+        return None
+    solution = max_margin(enc, model.z)
+    if solution is None or solution[2] < enc.hypothesis.margin:
+        return None
+    repaired = verify(enc, solution[0], solution[1], source=model.source)
+    if not in_class(enc, repaired, tolerance=CLASS_TOLERANCE):
+        return None
+    return repaired if np.array_equal(repaired.z, model.z) else None
 
 
 class AuditState:
@@ -89,7 +115,8 @@ class AuditState:
 
         Returns the model, or ``None`` when it is missing or outside the class.
         """
-        if model is None or not in_class(self.enc, model, tolerance=CLASS_TOLERANCE):
+        model = in_class_or_repaired(self.enc, model)
+        if model is None:
             return None
         index = len(self.pool)
         self.pool.add(model)

@@ -24,8 +24,9 @@ def max_margin(enc, z):
     ----------
     enc : Encoding
         Of a continuous hypothesis class (scaled features, a weight box).
-    z : ndarray of bool, shape (n_train,)
-        The labelling (True: positive).
+    z : ndarray of bool, shape (n,)
+        The labelling (True: positive) of the encoding's first ``n`` patterns
+        (the training patterns, then any extra ones).
 
     Returns
     -------
@@ -33,9 +34,9 @@ def max_margin(enc, z):
         The LP's optimum (``delta <= 0``: no strictly separating model);
         ``None`` when the LP solver fails.
     """
-    X = enc.X[: enc.n_train]
-    k, p = X.shape
     z = np.asarray(z, dtype=bool)
+    X = enc.X[: z.size]
+    k, p = X.shape
     sign = np.where(z, -1.0, 1.0)[:, None]  # rows as "<= 0"
     A = np.hstack([sign * X, sign, np.ones((k, 1))])
     w_lo, w_hi, b_lo, b_hi = enc.hypothesis.weight_bounds(enc.problem)
