@@ -16,6 +16,15 @@ from sklearn.pipeline import Pipeline
 from .._core import certified as is_certified
 
 SAMPLING_LABEL = "sampling (lower estimate)"
+#: Its label when the pool is compared with its own best model instead.
+SAMPLING_AMONG_LABEL = "sampling (among sampled models)"
+
+
+def sampling_label(sampling):
+    """The column label of a :class:`SamplingAuditor`'s estimates."""
+    return SAMPLING_LABEL if sampling.reference == "baseline" else SAMPLING_AMONG_LABEL
+
+
 CERTIFIED = "certified"
 BOUNDS = "bounds (time limit)"
 MEASURES = ("ambiguity", "discrepancy")
@@ -97,7 +106,7 @@ def _exact_text(lower, upper):
     return f"{lower:.2%}" if is_certified(lower, upper) else "-"
 
 
-def compact(frame, measures, per_group=False):
+def compact(frame, measures, per_group=False, label=SAMPLING_LABEL):
     """Terminal table: each measure's certified band first, then its exact
     value (only when the band is a point), status and sampled estimate."""
     table = pd.DataFrame(index=frame.index)
@@ -117,9 +126,9 @@ def compact(frame, measures, per_group=False):
             table.loc[name, "certified band"] = _bounds_text(lower[name], upper[name])
             table.loc[name, "exact"] = _exact_text(lower[name], upper[name])
             table.loc[name, "status"] = frame.loc[name, "status"]
-            table.loc[name, SAMPLING_LABEL] = f"{frame.loc[name, SAMPLING_LABEL]:.2%}"
+            table.loc[name, label] = f"{frame.loc[name, label]:.2%}"
     if per_group:
-        column = f"ambiguity, {SAMPLING_LABEL}"
+        column = f"ambiguity, {label}"
         table[column] = frame[column].map(lambda v: f"{v:.2%}")
     return table.to_string()
 

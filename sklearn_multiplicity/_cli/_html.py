@@ -89,10 +89,9 @@ def render_html(report, data, images):
         f"at most {report.budget:g} training errors (baseline {base['errors']:g}, "
         f"eps = {report.epsilon:.4g}).</p>",
         _table(report.measures()),
-        "<p>The sampling column is a lower estimate (a pool of "
-        f"{data['sampling']['n_models']} penalised logistic regressions, "
-        f"{data['sampling']['n_models_in_set']} of them in the level set): "
-        "it can only miss flips.</p>",
+        f"<p>The sampling column compares {esc(data['sampling']['compares'])}; "
+        f"{data['sampling']['n_models_in_set']} of the pooled models are in the "
+        "level set.</p>",
         "<h2>Baseline</h2>",
         _kv_table(
             {

@@ -18,13 +18,13 @@ from .._sampling import SamplingAuditor
 from ._format import (
     CERTIFIED,
     MEASURES,
-    SAMPLING_LABEL,
     compact,
     finite_or_none,
     in_words,
     linear_part,
     plain,
     records,
+    sampling_label,
     status_label,
     unwrap,
     versions,
@@ -152,7 +152,7 @@ class AuditReport:
                 "lower": lower,
                 "upper": upper,
                 "status": status_label(lower, upper),
-                SAMPLING_LABEL: getattr(self.sampling, name)(self.epsilon),
+                self.sampling_label: getattr(self.sampling, name)(self.epsilon),
             }
         return pd.DataFrame.from_dict(rows, orient="index")
 
@@ -170,7 +170,7 @@ class AuditReport:
         table = self.frame.by_group.copy()
         flipped = self.sampling.contestable(self.epsilon)
         groups = np.asarray(self.groups)
-        table[f"ambiguity, {SAMPLING_LABEL}"] = [
+        table[f"ambiguity, {self.sampling_label}"] = [
             float(flipped[groups == g].mean()) for g in table.index
         ]
         return table
@@ -226,6 +226,11 @@ class AuditReport:
         frame = pd.DataFrame.from_dict(rows, orient="index")
         frame.index.name = "model"
         return frame
+
+    @property
+    def sampling_label(self):
+        """Column label of the sampled estimates (what they compare)."""
+        return sampling_label(self.sampling)
 
     @property
     def certified(self):
@@ -299,9 +304,10 @@ class AuditReport:
                     for name, row in measures.iterrows()
                 },
                 "sampling": {
-                    "label": SAMPLING_LABEL,
-                    "ambiguity": measures.loc["ambiguity", SAMPLING_LABEL],
-                    "discrepancy": measures.loc["discrepancy", SAMPLING_LABEL],
+                    "label": self.sampling_label,
+                    "compares": self.sampling.comparison(),
+                    "ambiguity": measures.loc["ambiguity", self.sampling_label],
+                    "discrepancy": measures.loc["discrepancy", self.sampling_label],
                     "n_models": self.sampling.n_models_,
                     "n_models_in_set": int(
                         self.sampling.in_level_set(self.epsilon).sum()
@@ -346,14 +352,17 @@ class AuditReport:
         if self.suggestion is not None:
             lines.append(f"  eps chosen automatically: {self.suggestion.description}")
         measures = self.measures()
-        lines += ["", compact(measures, MEASURES), ""]
+        label = self.sampling_label
+        lines += ["", compact(measures, MEASURES, label=label), ""]
         lines += [
             in_words(name, row["lower"], row["upper"], n, self.budget)
             for name, row in measures.iterrows()
         ]
+        lines.append(f"Sampling: {self.sampling.comparison()}.")
         groups = self.group_table()
         if groups is not None:
-            lines += ["", "By group:", compact(groups, MEASURES, per_group=True)]
+            table = compact(groups, MEASURES, per_group=True, label=label)
+            lines += ["", "By group:", table]
         status = "all certified" if self.certified else "NOT all certified"
         lines += [
             "",

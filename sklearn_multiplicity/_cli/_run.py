@@ -169,10 +169,7 @@ def run_audit(
                 share = read if again else GROUPS_SHARE
                 done[name] = stages.run(name, lambda: auditor.by_group(epsilon), share)
         sampling = stages.run(
-            "sampling",
-            lambda: SamplingAuditor.from_auditor(
-                auditor, X, y, n_models=n_models, random_state=random_state
-            ),
+            "sampling", lambda: _sample(auditor, X, y, epsilon, n_models, random_state)
         )
     path, bounds, frame = done["path"], done["measures"], done.get("groups")
     timings = {**stages.timings, "total": sum(stages.timings.values())}
@@ -209,6 +206,20 @@ def run_audit(
             "solver": solver if isinstance(solver, str) else solver.name,
         },
         timings=timings,
+    )
+
+
+def _sample(auditor, X, y, epsilon, n_models, random_state):
+    """The sampled estimate around the baseline, re-based on the best pooled
+    model when the baseline's level set holds none of them (then it would be
+    0 only because every pooled model is worse than the baseline)."""
+    sampling = SamplingAuditor.from_auditor(
+        auditor, X, y, n_models=n_models, random_state=random_state
+    )
+    if sampling.in_level_set(epsilon).any():
+        return sampling
+    return SamplingAuditor.from_auditor(
+        auditor, X, y, n_models=n_models, random_state=random_state, reference="best"
     )
 
 

@@ -355,3 +355,19 @@ def test_a_hard_audit_ends_by_its_total_time_limit(tmp_path, capsys):
     assert elapsed <= 1.1 * limit + 15.0
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert report["ambiguity"]["lower"] <= report["ambiguity"]["upper"]
+
+
+def test_sampling_is_rebased_when_no_pooled_model_is_in_the_level_set(tmp_path, capsys):
+    # XOR: the 0-1 optimal baseline errs on 25 people, logistic models on 50.
+    X = np.repeat([[0, 0], [0, 1], [1, 0], [1, 1]], 25, axis=0)
+    frame = pd.DataFrame(X, columns=["a", "b"]).assign(y=np.repeat([0, 1, 1, 0], 25))
+    path = tmp_path / "xor.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = run(
+        capsys, "audit", path, "--target", "y", "--out", tmp_path / "out", *FAST
+    )
+    assert code == 0, err
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["sampling"]["label"] == "sampling (among sampled models)"
+    assert "most accurate" in report["sampling"]["compares"]
+    assert "Sampling: " in out and "not a bound on the exact values" in out

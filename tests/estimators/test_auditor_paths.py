@@ -59,6 +59,7 @@ def test_path_with_fewer_discrepancy_mips_brackets_the_truth():
     assert path["certified"].iloc[0] and path["certified"].iloc[-1]
 
 
+@pytest.mark.slow  # a 30-pattern path: about 12 s
 def test_time_limited_path_brackets_open_tolerances_first(monkeypatch):
     X, y = random_tiny(41, n=30, d=2, levels=4, noise=0.3)
     auditor = MultiplicityAuditor(

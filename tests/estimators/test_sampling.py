@@ -106,3 +106,35 @@ def test_bad_epsilon_raises():
     sampling = SamplingAuditor(n_models=4).fit(X, y)
     with pytest.raises(ValueError, match="eps"):
         sampling.ambiguity(1.5)
+
+
+def test_the_estimate_can_be_rebased_on_the_best_pooled_model():
+    from sklearn.frozen import FrozenEstimator
+
+    from sklearn_multiplicity import ZeroOneLinearClassifier
+
+    # Figure 1 of the paper (XOR, 25 people per point): the 0-1 optimal
+    # baseline makes 25 errors, every logistic regression at least 50.
+    X = np.repeat([[0, 0], [0, 1], [1, 0], [1, 1]], 25, axis=0).astype(float)
+    y = np.repeat([0, 1, 1, 0], 25)
+    baseline = FrozenEstimator(ZeroOneLinearClassifier(time_limit=10).fit(X, y))
+    around_baseline = SamplingAuditor(baseline, n_models=10, random_state=0)
+    around_baseline.fit(X, y)
+    assert around_baseline.model_errors_.min() > around_baseline.baseline_errors_
+    assert not around_baseline.in_level_set(0.1).any()
+    assert around_baseline.ambiguity(0.1) == 0.0
+    assert "lower estimate" in around_baseline.comparison()
+    rebased = SamplingAuditor(baseline, n_models=10, random_state=0, reference="best")
+    rebased.fit(X, y)
+    assert rebased.reference_errors_ == rebased.model_errors_.min()
+    assert rebased.in_level_set(0.0).any()  # the best pooled model itself
+    best = np.argmin(rebased.model_errors_)
+    assert not rebased.flips_[best].any()  # flips are against its predictions
+    assert 0.0 <= rebased.discrepancy(0.1) <= rebased.ambiguity(0.1) <= 1.0
+    assert "most accurate" in rebased.comparison()
+
+
+def test_unknown_reference_is_refused():
+    X, y = small_data(9)
+    with pytest.raises(ValueError, match="reference"):
+        SamplingAuditor(n_models=4, reference="worst").fit(X, y)
