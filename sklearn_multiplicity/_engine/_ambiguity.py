@@ -27,7 +27,10 @@ from ._scheduling import Deadline, Job, on_cluster
 STRATEGIES = ("each", "batch")
 #: Share of a request's time left that the search for models may take before
 #: the LP proofs and the MIPs (the search's fits and LPs check the deadline).
+#: Without affine-identity rows the LP relaxation proves little (on German
+#: credit, nothing), so the search gets more of the time.
 SEARCH_SHARE = 0.3
+SEARCH_SHARE_WITHOUT_IDENTITIES = 0.7
 
 
 class AmbiguityCertifier:
@@ -77,7 +80,7 @@ class AmbiguityCertifier:
         deadline = deadline or Deadline(None)
         if deadline.expired():  # nothing more is learnt once time is up
             return self.state.undetermined(budget, exact)
-        self.search(budget, pulled=True, deadline=deadline.share(SEARCH_SHARE))
+        self.search(budget, pulled=True, deadline=deadline.share(self.search_share))
         self.screen(budget, deadline, exact=exact)
         if exact:
             self._certify_each(budget, deadline, progress, exact=True)
@@ -86,6 +89,13 @@ class AmbiguityCertifier:
         else:
             self._certify_each(budget, deadline, progress)
         return self.state.undetermined(budget, exact)
+
+    @property
+    def search_share(self):
+        """Share of a request's time for the search (see ``SEARCH_SHARE``)."""
+        if self.state.enc.n_identities:
+            return SEARCH_SHARE
+        return SEARCH_SHARE_WITHOUT_IDENTITIES
 
     # -- evidence without MIPs -------------------------------------------------
     def search(self, budget, *, pulled=False, extra_directions=(), deadline=None):

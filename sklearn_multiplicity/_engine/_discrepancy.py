@@ -29,8 +29,12 @@ BRACKET_SECONDS = 5.0
 BRACKET_SHARE = 0.2
 #: Shares of a request's time left for the search for models and for the LP
 #: proofs that fix labels in the disagreement MIP; the MIP gets the rest.
+#: Without affine-identity rows those LPs prove little and the search and the
+#: MIP's own bound matter more.
 SEARCH_SHARE = 0.25
 SCREEN_SHARE = 0.35
+SEARCH_SHARE_WITHOUT_IDENTITIES = 0.4
+SCREEN_SHARE_WITHOUT_IDENTITIES = 0.05
 
 
 @dataclass
@@ -141,14 +145,22 @@ class DiscrepancyCertifier:
             request.answer = DiscrepancyResult(Bounds(0.0, 0.0), None)
             return request
         if not deadline.expired():
-            searching = deadline.share(SEARCH_SHARE)
+            cuts = state.enc.n_identities > 0
+            searching = deadline.share(
+                SEARCH_SHARE if cuts else SEARCH_SHARE_WITHOUT_IDENTITIES
+            )
             directions = self.ambiguity.search(budget, pulled=True, deadline=searching)
             for model in disagreement_models(
                 state.enc, directions, state.baseline, weights, budget,
                 deadline=searching, tried=self.ambiguity.tried,
             ):  # fmt: skip
                 state.add_model(model)
-            self.ambiguity.screen(budget, deadline.share(SCREEN_SHARE))
+            self.ambiguity.screen(
+                budget,
+                deadline.share(
+                    SCREEN_SHARE if cuts else SCREEN_SHARE_WITHOUT_IDENTITIES
+                ),
+            )
         request.best, request.lower = state.best_within(budget, weights)
         request.upper = self.proven_upper(budget, key)[0] * request.total
         if request.upper < request.lower - TOLERANCE:
