@@ -68,10 +68,15 @@ def main():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 report = run_audit(
-                    X, y, estimator=estimator, epsilon=args.epsilon,
-                    groups=groups, total_time_limit=limit, n_jobs=args.n_jobs,
+                    X,
+                    y,
+                    estimator=estimator,
+                    epsilon=args.epsilon,
+                    groups=groups,
+                    total_time_limit=limit,
+                    n_jobs=args.n_jobs,
                     n_models=20,
-                )  # fmt: skip
+                )
             wall = time.perf_counter() - start
             auditor = report.auditor
             lo, hi = auditor.min_error_bounds_

@@ -243,9 +243,12 @@ class MultiplicityAuditor(
                 "in its feature space; only linear classifiers can be audited."
             )
         fit = session.start(
-            predictions, baseline.coef, baseline.intercept, deadline,
+            predictions,
+            baseline.coef,
+            baseline.intercept,
+            deadline,
             min_error=min_error,
-        )  # fmt: skip
+        )
         self.session_, self._row_weight = session, weight
         self.baseline_errors_ = session.level_set.baseline_errors
         self.baseline_error_ = self.baseline_errors_ / session.problem.total_weight
@@ -398,9 +401,14 @@ def _baseline_and_session(auditor, X, y, y01, weight, sample_weight, deadline):
     baseline = fit_baseline(auditor.estimator, X, y, sample_weight)
     names = ["solver", "weights", "margin", "max_weight", "cuts", "random_state"]
     session = AuditSession.from_data(
-        baseline.audit_space(X), y01, weight, threads=threads,
-        verbose=auditor.verbose, **engine, **{n: getattr(auditor, n) for n in names},
-    )  # fmt: skip
+        baseline.audit_space(X),
+        y01,
+        weight,
+        threads=threads,
+        verbose=auditor.verbose,
+        **engine,
+        **{n: getattr(auditor, n) for n in names},
+    )
     _warn_if_large(session, auditor.time_limit, auditor.total_time_limit)
     return baseline, session, None
 

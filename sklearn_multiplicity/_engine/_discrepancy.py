@@ -151,9 +151,14 @@ class DiscrepancyCertifier:
             )
             directions = self.ambiguity.search(budget, pulled=True, deadline=searching)
             for model in disagreement_models(
-                state.enc, directions, state.baseline, weights, budget,
-                deadline=searching, tried=self.ambiguity.tried,
-            ):  # fmt: skip
+                state.enc,
+                directions,
+                state.baseline,
+                weights,
+                budget,
+                deadline=searching,
+                tried=self.ambiguity.tried,
+            ):
                 state.add_model(model)
             self.ambiguity.screen(
                 budget,
