@@ -276,9 +276,8 @@ class MultiplicityAuditor(
         check_is_fitted(self)
         self._validate_params()  # limits are read per request (set_params)
         eps = check_epsilon(self.epsilon if eps is None else eps)
-        session = self.session_
         deadline = Deadline(self.total_time_limit, per_mip=self.time_limit)
-        return eps, session.level_set.budget(eps), deadline
+        return eps, self.session_.level_set.budget(eps), deadline
 
     def error_budget(self, eps=None):
         """Largest weighted training error of a model of the ``eps``-level set.
@@ -296,14 +295,19 @@ class MultiplicityAuditor(
         """
         return self._request(eps)[1]
 
-    def _ambiguity(self, eps, weights=None):
+    def _settle(self, eps):
+        """Certify ambiguity at ``eps`` as far as time allows; its budget."""
         eps, budget, deadline = self._request(eps)
         session = self.session_
         progress = progress_bar(
             self.verbose, session.n_undetermined(budget), f"ambiguity at eps={eps:g}"
         )
         session.certify_ambiguity(budget, deadline, progress=progress)
-        return session.ambiguity_bounds(budget, weights)
+        return budget
+
+    def _ambiguity(self, eps, weights=None):
+        budget = self._settle(eps)  # checks that the auditor is fitted
+        return self.session_.ambiguity_bounds(budget, weights)
 
     def ambiguity_bounds(self, eps=None):
         """Certified ``(lower, upper)`` bounds on ambiguity at ``eps``.

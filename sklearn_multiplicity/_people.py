@@ -8,6 +8,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import validate_data
 
 from ._competing import CompetingModel
+from ._engine import capped
 from ._exceptions import CertificationWarning
 from ._frame import frame_from_rows
 from ._tables import bounds_columns
@@ -17,9 +18,10 @@ class PeopleMixin:
     """Per-person and per-group results of :class:`MultiplicityAuditor`.
 
     Reads the fitted ``session_``, ``estimator_``, ``classes_`` and
-    ``groups_``, and the auditor's three request methods: ``_request(eps)``
-    (tolerance, budget and deadline of a request), ``_ambiguity(eps,
-    weights)`` and ``_discrepancy(eps, weights, key)`` (certified bounds).
+    ``groups_``, and the auditor's request methods: ``_request(eps)``
+    (tolerance, budget and deadline of a request), ``_settle(eps)`` (certify
+    ambiguity; its budget), ``_ambiguity(eps, weights)`` and
+    ``_discrepancy(eps, weights, key)`` (certified bounds).
     """
 
     def conflicts(self, eps=None):
@@ -55,9 +57,9 @@ class PeopleMixin:
             ``None`` when no model of the level set flips the row (or none was
             found within the limits; see :meth:`conflicts`).
         """
-        self._ambiguity(eps)
+        budget = self._settle(eps)
         pattern = self.session_.problem.inverse[int(index)]
-        model = self.session_.competing_model(pattern, self._request(eps)[1])
+        model = self.session_.competing_model(pattern, budget)
         return None if model is None else self._estimator_of(model)
 
     def discrepancy_model(self, eps=None):
@@ -103,11 +105,8 @@ class PeopleMixin:
             contestable nor certified stable: a limit stopped its MIP) and
             ``min_flip_errors`` (fewest errors of a found model flipping it).
         """
-        self._ambiguity(eps)
-        session = self.session_
-        baseline, sure, maybe, flip_errors = session.flip_evidence(
-            self._request(eps)[1]
-        )
+        budget = self._settle(eps)
+        baseline, sure, maybe, flip_errors = self.session_.flip_evidence(budget)
         return pd.DataFrame(
             {
                 "baseline": self.classes_[self._rows(baseline.astype(int), fill=0)],
@@ -177,27 +176,30 @@ class PeopleMixin:
         MultiplicityFrame
             ``overall``, ``by_group`` (one row per group) and group summaries.
         """
-        eps = self._request(eps)[0]
+        eps, _, deadline = self._request(eps)
         if self.groups_ is None:
             raise ValueError("Pass groups= to fit to get per-group results.")
         session = self.session_
-        overall = {
-            "n": session.problem.total_weight,
-            **bounds_columns("ambiguity", self._ambiguity(eps)),
-            **bounds_columns("discrepancy", self._discrepancy(eps).bounds),
-        }
-        rows = []
-        for g in np.unique(self.groups_):
-            weights = session.pattern_weights(self.groups_ == g, self._row_weight)
-            disc = self._discrepancy(eps, weights=weights, key=f"group {g}").bounds
-            rows.append(
-                {
-                    "group": g,
-                    "n": float(weights.sum()),
-                    **bounds_columns("ambiguity", self._ambiguity(eps, weights)),
-                    **bounds_columns("discrepancy", disc),
-                }
-            )
+        with capped(deadline):  # one request: every step ends by its deadline
+            budget = self._settle(eps)  # every group's flags at once
+            overall = {
+                "n": session.problem.total_weight,
+                **bounds_columns("ambiguity", session.ambiguity_bounds(budget)),
+                **bounds_columns("discrepancy", self._discrepancy(eps).bounds),
+            }
+            rows = []
+            for g in np.unique(self.groups_):
+                weights = session.pattern_weights(self.groups_ == g, self._row_weight)
+                amb = session.ambiguity_bounds(budget, weights)
+                disc = self._discrepancy(eps, weights=weights, key=f"group {g}")
+                rows.append(
+                    {
+                        "group": g,
+                        "n": float(weights.sum()),
+                        **bounds_columns("ambiguity", amb),
+                        **bounds_columns("discrepancy", disc.bounds),
+                    }
+                )
         return frame_from_rows(overall, rows, eps)
 
 

@@ -43,10 +43,9 @@ class _Stages:
 
     def within(self, share, func):
         """``func()`` with at most ``share`` of the time left (if limited)."""
-        left = self.deadline.remaining()
-        if share >= 1.0 or left == float("inf"):
+        if share >= 1.0:
             return func()
-        with capped(Deadline(max(share * left, 0.0))):
+        with capped(self.deadline.share(share)):
             return func()
 
 

@@ -7,7 +7,7 @@ makes; the heuristics never prove that a pattern cannot be flipped.
 import numpy as np
 
 from .._core import LevelSet, verify
-from .._mip import max_margin
+from .._mip import realise
 
 
 def _running_argmin(values):
@@ -18,17 +18,16 @@ def _running_argmin(values):
     return np.maximum.accumulate(np.where(new_best, np.arange(values.size), 0))
 
 
-def _cuts(scores, pos, neg, min_gap=0.0):
+def _cuts(scores, pos, neg):
     """Every threshold of ``scores`` and its weighted error.
 
     Cut ``i`` predicts positive the patterns from the ``i``-th smallest score
     on: its error is the positive weight below plus the negative weight from
-    there. Cuts between ties, or between scores less than ``min_gap`` apart,
-    get an infinite error.
+    there. Cuts between ties get an infinite error.
 
     Returns
     -------
-    sorted_scores, errors, thresholds : ndarray
+    order, sorted_scores, errors, thresholds : ndarray
         ``errors`` and ``thresholds`` have one entry per cut (``k + 1``).
     """
     order = np.argsort(scores, kind="stable")
@@ -36,10 +35,37 @@ def _cuts(scores, pos, neg, min_gap=0.0):
     pos_below = np.concatenate([[0.0], np.cumsum(pos[order])])
     neg_from = np.concatenate([np.cumsum(neg[order][::-1])[::-1], [0.0]])
     errors = pos_below + neg_from
-    gaps = np.diff(sorted_s)
-    errors[1:-1][(gaps <= 0) | (gaps < min_gap)] = np.inf
+    errors[1:-1][np.diff(sorted_s) <= 0] = np.inf
     cut = np.concatenate([[sorted_s[0] - 1.0], sorted_s, [sorted_s[-1] + 1.0]])
-    return sorted_s, errors, 0.5 * (cut[:-1] + cut[1:])
+    return order, sorted_s, errors, 0.5 * (cut[:-1] + cut[1:])
+
+
+def _with_gap(errors, sorted_scores, min_gap):
+    """``errors`` with the cuts between scores under ``min_gap`` apart ruled out."""
+    if min_gap <= 0:
+        return errors
+    errors = errors.copy()
+    errors[1:-1][np.diff(sorted_scores) < min_gap] = np.inf
+    return errors
+
+
+def _class_gap(enc):
+    """Smallest score gap a threshold needs to keep the class's margin.
+
+    Twice the margin, with the slack that ``fit_model``'s membership test
+    allows; 0 for classes without a margin.
+    """
+    margin = getattr(enc.hypothesis, "margin", 0.0)
+    return 2 * margin * (1 + 1e-5) if margin else 0.0
+
+
+def _realised(enc, z, budget, source):
+    """A verified model of the class within ``budget`` predicting ``z``, or None."""
+    solution = realise(enc, z)
+    if solution is None:
+        return None
+    model = verify(enc, *solution, source=source)
+    return model if LevelSet.within(model.errors, budget) else None
 
 
 def threshold_flips(enc, directions, baseline, candidates, *, min_gap=0.0):
@@ -84,7 +110,8 @@ def threshold_flips(enc, directions, baseline, candidates, *, min_gap=0.0):
         if min_gap > 0:
             w = w / np.abs(w).max()
         s = X @ w
-        sorted_s, errors, thresholds = _cuts(s, pos, neg, min_gap)
+        _, sorted_s, errors, thresholds = _cuts(s, pos, neg)
+        errors = _with_gap(errors, sorted_s, min_gap)
         k = s.size
         best_up_to = _running_argmin(errors)  # best cut at or below i
         best_from = k - _running_argmin(errors[::-1])[::-1]  # at or above i
@@ -107,11 +134,8 @@ def heuristic_flip_models(enc, directions, baseline, candidates, budget):
     """
     if candidates.size == 0 or not directions:
         return []
-    margin = getattr(enc.hypothesis, "margin", 0.0)
-    # The class's margin, with the slack its membership test allows.
-    min_gap = 2 * margin * (1 + 1e-5) if margin else 0.0
     errors, models = threshold_flips(
-        enc, directions, baseline, candidates, min_gap=min_gap
+        enc, directions, baseline, candidates, min_gap=_class_gap(enc)
     )
     found = []
     seen = set()
@@ -194,8 +218,7 @@ def rotated_flip_models(
     list of CanonicalModel
         Verified models within ``budget``.
     """
-    margin = getattr(enc.hypothesis, "margin", None)
-    if margin is None or candidates.size == 0 or not directions:
+    if enc.hypothesis.integer or candidates.size == 0 or not directions:
         return []
     k = enc.n_train
     errors, labellings = threshold_flips(enc, directions, baseline, candidates)
@@ -218,11 +241,8 @@ def rotated_flip_models(
         if not _first_try(z, tried):
             continue
         n_lps += 1
-        solution = max_margin(enc, z)
-        if solution is None or solution[2] < margin * (1 + 1e-5):
-            continue
-        model = verify(enc, solution[0], solution[1], source="rotated threshold")
-        if LevelSet.within(model.errors, budget):
+        model = _realised(enc, z, budget, "rotated threshold")
+        if model is not None:
             found.append(model)
             open_ &= model.z[:k] == baseline[:k]
     return found
@@ -268,8 +288,7 @@ def disagreement_models(
     list of CanonicalModel
         Verified models within ``budget``.
     """
-    margin = getattr(enc.hypothesis, "margin", None)
-    min_gap = 2 * margin * (1 + 1e-5) if margin else 0.0
+    min_gap = _class_gap(enc)
     k = enc.n_train
     X = enc.X[:k]
     pos, neg = enc.problem.positive_weight, enc.problem.negative_weight
@@ -282,13 +301,13 @@ def disagreement_models(
         if min_gap:
             w = w / np.abs(w).max()
         scores = X @ w
-        order = np.argsort(scores, kind="stable")
+        order, sorted_s, any_errors, thresholds = _cuts(scores, pos, neg)
         # Cut i predicts order[i:] positive: it disagrees on the baseline's
         # positives below the cut and on its negatives from there.
         below = np.concatenate([[0.0], np.cumsum((weights * base)[order])])
         above = np.cumsum((weights * ~base)[order][::-1])[::-1]
         disagreement = below + np.concatenate([above, [0.0]])
-        _, errors, thresholds = _cuts(scores, pos, neg, min_gap)
+        errors = _with_gap(any_errors, sorted_s, min_gap)
         kept = np.flatnonzero(LevelSet.within(errors, budget))
         best = -np.inf
         if kept.size:
@@ -300,8 +319,7 @@ def disagreement_models(
                 if LevelSet.within(model.errors, budget):
                     found.append(model)
         if min_gap:
-            _, errors, thresholds = _cuts(scores, pos, neg)
-            kept = np.flatnonzero(LevelSet.within(errors, budget))
+            kept = np.flatnonzero(LevelSet.within(any_errors, budget))
             if kept.size:
                 i = kept[np.argmax(disagreement[kept])]
                 if disagreement[i] > best:
@@ -316,11 +334,8 @@ def disagreement_models(
         if not _first_try(z, tried):
             continue
         n_lps += 1
-        solution = max_margin(enc, z)
-        if solution is None or solution[2] < margin * (1 + 1e-5):
-            continue
-        model = verify(enc, solution[0], solution[1], source="rotated threshold")
-        if LevelSet.within(model.errors, budget):
+        model = _realised(enc, z, budget, "rotated threshold")
+        if model is not None:
             found.append(model)
     return found
 

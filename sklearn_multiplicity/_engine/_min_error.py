@@ -30,6 +30,10 @@ class MinErrorResult:
         ``(model.errors - lower_bound) / model.errors`` (0 when optimal).
     warm_start : CanonicalModel
         The starting model handed to the solver.
+    candidates : list of CanonicalModel
+        Every warm-start candidate (the constant models and a logistic
+        regression scaled into the class), the best of which is
+        ``warm_start``.
     mip : MIP
     result : MIPResult
         The raw solver result.
@@ -40,6 +44,7 @@ class MinErrorResult:
     status: Status
     gap: float
     warm_start: object
+    candidates: list
     mip: object
     result: object
 
@@ -108,6 +113,7 @@ def solve_min_error(enc, backend, deadline, *, random_state=None, separator=None
         status=Status.OPTIMAL if optimal else Status.FEASIBLE,
         gap=float(gap),
         warm_start=warm,
+        candidates=[m for m in candidates if m is not None],
         mip=mip,
         result=result,
     )

@@ -14,8 +14,6 @@ import numpy as np
 
 from .._core import (
     PatternProblem,
-    constant_models,
-    logistic_model,
     make_hypothesis_class,
     verify,
 )
@@ -188,12 +186,7 @@ class AuditSession:
             self.state, self.solvers, self.ambiguity
         )
         self.state.record(fit.mip, fit.result)
-        for model in [
-            fit.model,
-            *constant_models(self.enc),
-            logistic_model(self.enc, random_state=self.random_state),
-            self._in_class(coef, intercept),
-        ]:
+        for model in [fit.model, *fit.candidates, self._in_class(coef, intercept)]:
             self.state.add_model(model)
         return fit
 

@@ -28,7 +28,7 @@ from .._core import (
     in_class,
     verify,
 )
-from .._mip import max_margin
+from .._mip import realise
 
 #: Largest violation of the class's box or margin (in scaled score units) for
 #: a model to count as in the class: solvers return solutions within their
@@ -50,10 +50,10 @@ def in_class_or_repaired(enc, model):
         return model
     if enc.hypothesis.integer:
         return None
-    solution = max_margin(enc, model.z)
-    if solution is None or solution[2] < enc.hypothesis.margin:
+    solution = realise(enc, model.z)
+    if solution is None:
         return None
-    repaired = verify(enc, solution[0], solution[1], source=model.source)
+    repaired = verify(enc, *solution, source=model.source)
     if not in_class(enc, repaired, tolerance=CLASS_TOLERANCE):
         return None
     return repaired if np.array_equal(repaired.z, model.z) else None

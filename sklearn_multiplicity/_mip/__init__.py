@@ -4,7 +4,7 @@ and LP relaxations. Imports only :mod:`.._core`."""
 from . import _formulations
 from ._encoding import Encoding, encode
 from ._program import MIP, MIPResult
-from ._realize import max_margin
+from ._realize import max_margin, realise
 from ._relaxation import IdentitySeparator, Relaxation
 
 __all__ = [
@@ -16,4 +16,5 @@ __all__ = [
     "_formulations",
     "encode",
     "max_margin",
+    "realise",
 ]

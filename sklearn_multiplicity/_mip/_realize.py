@@ -48,3 +48,14 @@ def max_margin(enc, z):
         return None
     x = result.x
     return x[:p], float(x[p]), float(x[p + 1])
+
+
+def realise(enc, z):
+    """``(w, b)`` of a model of the class that predicts ``z``, or ``None``.
+
+    The max-margin model, when its margin reaches the class's.
+    """
+    solution = max_margin(enc, z)
+    if solution is None or solution[2] < enc.hypothesis.margin:
+        return None
+    return solution[0], solution[1]
