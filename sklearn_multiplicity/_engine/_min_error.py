@@ -5,8 +5,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._core import LevelSet, Status, constant_models, logistic_model, verify
+from .._core import (
+    LevelSet,
+    Status,
+    constant_models,
+    logistic_fit,
+    logistic_model,
+    verify,
+)
 from .._mip import IdentitySeparator, _formulations
+from ._heuristics import best_thresholds
 from ._state import in_class_or_repaired
 
 #: Slack of the check that a solver's bound does not exceed a verified model.
@@ -70,11 +78,23 @@ def solve_min_error(enc, backend, deadline, *, random_state=None, separator=None
     MinErrorResult
     """
     candidates = constant_models(enc)
-    candidates.append(logistic_model(enc, random_state=random_state))
+    fit = logistic_fit(enc, random_state=random_state)
+    logistic = None if fit is None else logistic_model(enc, fit=fit)
+    candidates.append(logistic)
+    if logistic is None and fit is not None and not enc.hypothesis.integer:
+        # A pattern too close to its hyperplane for the class's margin: the
+        # max-margin model of the same labelling, or else the best threshold
+        # of its direction that keeps the margin.
+        source = "logistic regression (max margin)"
+        repaired = in_class_or_repaired(enc, verify(enc, *fit, source=source))
+        if repaired is None:
+            found = best_thresholds(enc, [fit[0]], source="logistic threshold")
+            repaired = in_class_or_repaired(enc, found[0]) if found else None
+        candidates.append(repaired)
     warm = min((m for m in candidates if m is not None), key=lambda m: m.errors)
     mip = _formulations.min_error(enc, hint=enc.hint_from((warm.w, warm.b)))
     if enc.n_identities:
-        separator = separator or IdentitySeparator(enc)
+        separator = separator or IdentitySeparator(enc, time_limit=deadline.limit())
         mip = separator.restrict(mip, separator.base_rows)
     backend.time_limit = deadline.limit()
     result = backend.solve(mip)
