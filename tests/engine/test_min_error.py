@@ -12,6 +12,7 @@ from sklearn_multiplicity._core._problem import PatternProblem
 from sklearn_multiplicity._engine import Deadline
 from sklearn_multiplicity._engine._min_error import solve_min_error
 from sklearn_multiplicity._mip import encode
+from sklearn_multiplicity._mip._infeasible import error_lower_bound
 from sklearn_multiplicity.backends import get_backend
 
 REPAIRED = {"logistic regression (max margin)", "logistic threshold"}
@@ -38,3 +39,20 @@ def test_a_logistic_fit_outside_the_margin_still_warm_starts_the_mip(seed):
         # The same labelling as the logistic regression, with the margin.
         np.testing.assert_array_equal(model.z, verify(enc, *logistic_fit(enc)).z)
     assert result.model.errors <= model.errors
+
+
+@pytest.mark.parametrize("seed", [0, 1, 3])
+def test_without_the_mip_the_bound_comes_from_infeasible_sets(seed):
+    from brute_force import Truth
+    from faulty_backends import SleepyBackend
+
+    X, y = random_tiny(seed, n=14, d=2, levels=3, noise=0.5)
+    problem = PatternProblem.from_data(X, y, np.ones(len(y)))
+    enc = encode(problem, BoxMargin(), cuts=False)
+    result = solve_min_error(enc, SleepyBackend(), Deadline(1.0))
+    truth = Truth(X, y).min_error
+    # The MIP proved nothing; the sets still do, rounded up to whole errors.
+    assert result.result.status == "no_solution"
+    assert result.lower_bound == np.ceil(error_lower_bound(enc)[0] - 1e-6)
+    assert problem.unavoidable_errors <= result.lower_bound <= truth
+    assert result.lower_bound <= result.model.errors
