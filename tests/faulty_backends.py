@@ -107,6 +107,15 @@ class SleepyBackend(Backend):
         )
 
 
+class NoSolutionBackend(Backend):
+    """Finds nothing and proves nothing, at once."""
+
+    name = "no-solution"
+
+    def _solve(self, mip, *, first_solution=False):
+        return MIPResult("no_solution", None, math.nan, _worst(mip), 0.0, self.name)
+
+
 class OverclaimingBackend(Backend):
     """Finds nothing but claims a dual bound of 1000 errors (min problems)."""
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._core import TOLERANCE, Bounds, LevelSet, Status, verify
 from .._mip import _formulations
-from ._heuristics import disagreement_models
+from ._heuristics import disagreement_models, lp_models, moved_models
 from ._scheduling import Deadline, Job, on_cluster
 
 logger = logging.getLogger("sklearn_multiplicity")
@@ -35,6 +35,12 @@ SEARCH_SHARE = 0.25
 SCREEN_SHARE = 0.35
 SEARCH_SHARE_WITHOUT_IDENTITIES = 0.4
 SCREEN_SHARE_WITHOUT_IDENTITIES = 0.05
+#: Share of the time left after the search for moving the best model found
+#: past one pattern at a time (see ``moved_models``). Without identity rows
+#: the MIP finds little and the moves much (German credit: discrepancy found
+#: from 5.4% to 17.0% in 116 moves, 30 s).
+MOVE_SHARE = 0.1
+MOVE_SHARE_WITHOUT_IDENTITIES = 0.3
 
 
 @dataclass
@@ -160,6 +166,19 @@ class DiscrepancyCertifier:
                 tried=self.ambiguity.tried,
             ):
                 state.add_model(model)
+            start, _ = state.best_within(budget, weights)
+            for model in moved_models(
+                state.enc,
+                start,
+                state.baseline,
+                weights,
+                budget,
+                deadline=deadline.share(
+                    MOVE_SHARE if cuts else MOVE_SHARE_WITHOUT_IDENTITIES
+                ),
+                tried=self.ambiguity.tried,
+            ):
+                state.add_model(model)
             self.ambiguity.screen(
                 budget,
                 deadline.share(
@@ -179,7 +198,22 @@ class DiscrepancyCertifier:
             request.mip, request.relaxation = self.disagreement_mip(
                 budget, weights, request.best, key, deadline=deadline
             )
+            self._learn_from_lp(request)
         return request
+
+    def _learn_from_lp(self, request):
+        """Pool the models of the disagreement LP (its own, and its labelling
+        rounded and realised) and hand the MIP the best model so far."""
+        relaxation = request.relaxation
+        if relaxation is None or relaxation.x is None:
+            return
+        state = self.state
+        for model in lp_models(state.enc, relaxation.x, request.budget):
+            state.add_model(model)
+        best, lower = state.best_within(request.budget, request.weights)
+        if lower > request.lower:
+            request.best, request.lower = best, lower
+            request.mip.hint = state.enc.hint_from((best.w, best.b))
 
     def settle(self, request, result):
         """Learn from the MIP's ``result`` (``None``: not solved); cache bounds."""

@@ -369,6 +369,80 @@ def disagreement_models(
     return found
 
 
+def moved_models(enc, start, baseline, weights, budget, *, deadline=None, tried=None):
+    """Move the hyperplane of ``start`` past one pattern at a time, while the
+    error stays within ``budget``, so that it disagrees with the baseline on
+    more weight.
+
+    Patterns the model still agrees with the baseline on are tried nearest
+    to its hyperplane first; a move is kept when the max-margin LP
+    (:func:`~.._mip.realise`) finds a model of the class with the new
+    labelling. Continuous classes only; stops when ``deadline`` expires or
+    no move is left.
+
+    Returns
+    -------
+    list of CanonicalModel
+        Every verified model reached, each disagreeing more than the last.
+    """
+    if enc.hypothesis.integer or start is None:
+        return []
+    k = enc.n_train
+    pos, neg = enc.problem.positive_weight, enc.problem.negative_weight
+    base = np.asarray(baseline[:k], dtype=bool)
+    gain = np.asarray(weights, dtype=float)[:k]
+    model, found = start, []
+    while deadline is None or not deadline.expired():
+        z = model.z[:k]
+        scores = enc.X[:k] @ model.w + model.b
+        # Errors after flipping each pattern alone.
+        after = model.errors + np.where(z, pos - neg, neg - pos)
+        movable = np.flatnonzero(
+            (z == base) & (gain > 0) & LevelSet.within(after, budget)
+        )
+        moved = None
+        for u in movable[np.argsort(np.abs(scores[movable]), kind="stable")]:
+            if deadline is not None and deadline.expired():
+                break
+            labelling = z.copy()
+            labelling[u] = not labelling[u]
+            if not _first_try(labelling, tried):
+                continue
+            moved = _realised(enc, labelling, budget, "moved past a pattern")
+            if moved is not None:
+                break
+        if moved is None:
+            break
+        model = moved
+        found.append(model)
+    return found
+
+
+def lp_models(enc, x, budget):
+    """Models within ``budget`` from an LP relaxation's solution.
+
+    Its own weights (verified; the pool keeps them only in the class, as
+    with an integral ``z``) and its labels rounded at 1/2, realised by the
+    max-margin LP.
+
+    Returns
+    -------
+    list of CanonicalModel
+    """
+    found = []
+    w, b, z = enc.decode(x)
+    model = verify(enc, w, b, source="LP relaxation")
+    if LevelSet.within(model.errors, budget):
+        found.append(model)
+    if not enc.hypothesis.integer:
+        rounded = np.asarray(z[: enc.n_train]) > 0.5
+        if not np.array_equal(rounded, model.z[: enc.n_train]):
+            realised = _realised(enc, rounded, budget, "rounded LP relaxation")
+            if realised is not None:
+                found.append(realised)
+    return found
+
+
 def _first_try(z, tried):
     """Whether labelling ``z`` is new to ``tried`` (then recorded there)."""
     if tried is None:

@@ -151,3 +151,55 @@ def test_best_thresholds_are_the_best_margin_keeping_models_of_a_direction(seed)
         thresholds = np.concatenate([[cuts[0] - 1.0], middles, [cuts[-1] + 1.0]])
         expected = min(problem.errors(scores > t) for t in thresholds)
         assert model.errors == expected
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_moves_past_one_pattern_disagree_more_and_stay_sound(seed):
+    from brute_force import Truth
+
+    from sklearn_multiplicity._engine._heuristics import moved_models
+
+    X, y = random_tiny(seed, n=12, d=2, levels=4, noise=0.3)
+    truth = Truth(X, y)
+    problem = PatternProblem.from_data(X, y)
+    enc = encode(problem, BoxMargin(), cuts=False)
+    baseline = truth.D[np.argmin(truth.errors)]
+    err0 = float(problem.errors(baseline))
+    weight = problem.pattern_weight
+    budget = err0 + 3
+    start = best_thresholds(enc, [np.ones(enc.p)])[0]
+    if start.errors > budget:
+        start = min(
+            best_thresholds(enc, [np.ones(enc.p), -np.ones(enc.p)]),
+            key=lambda m: m.errors,
+        )
+    models = moved_models(enc, start, baseline, weight, budget)
+    exact = truth.discrepancy(baseline, err0, 3 / truth.total) * truth.total
+    previous = weight[start.z[: enc.n_train] != baseline].sum()
+    for model in models:
+        assert in_class(enc, model, tolerance=1e-6)
+        assert model.errors <= budget
+        disagreement = weight[model.z[: enc.n_train] != baseline].sum()
+        assert previous < disagreement <= exact
+        previous = disagreement
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_lp_models_are_verified_and_within_the_budget(seed):
+    from sklearn_multiplicity._engine._heuristics import lp_models
+    from sklearn_multiplicity._mip import _formulations
+    from sklearn_multiplicity._mip._relaxation import IdentitySeparator
+
+    X, y = random_tiny(seed, n=40, d=3, levels=3, noise=0.3)
+    problem = PatternProblem.from_data(X, y, np.ones(len(y)))
+    enc = encode(problem, BoxMargin())
+    separator = IdentitySeparator(enc)
+    err0 = separator.relax(_formulations.min_error(enc)).bound
+    budget = np.ceil(err0) + 4
+    baseline = np.zeros(enc.n_train, dtype=bool)
+    mip = _formulations.max_disagreement(enc, baseline, budget)
+    relaxation = separator.relax(mip)
+    for model in lp_models(enc, relaxation.x, budget):
+        z = enc.X[: enc.n_train] @ model.w + model.b > 0
+        np.testing.assert_array_equal(model.z[: enc.n_train], z)
+        assert model.errors == problem.errors(z) <= budget

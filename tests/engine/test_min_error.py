@@ -44,12 +44,12 @@ def test_a_logistic_fit_outside_the_margin_still_warm_starts_the_mip(seed):
 @pytest.mark.parametrize("seed", [0, 1, 3])
 def test_without_the_mip_the_bound_comes_from_infeasible_sets(seed):
     from brute_force import Truth
-    from faulty_backends import SleepyBackend
+    from faulty_backends import NoSolutionBackend
 
     X, y = random_tiny(seed, n=14, d=2, levels=3, noise=0.5)
     problem = PatternProblem.from_data(X, y, np.ones(len(y)))
     enc = encode(problem, BoxMargin(), cuts=False)
-    result = solve_min_error(enc, SleepyBackend(), Deadline(1.0))
+    result = solve_min_error(enc, NoSolutionBackend(), Deadline(60))
     truth = Truth(X, y).min_error
     # The MIP proved nothing; the sets still do, rounded up to whole errors.
     assert result.result.status == "no_solution"
