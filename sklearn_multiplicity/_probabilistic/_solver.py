@@ -104,13 +104,15 @@ def _solve_batch(
     delta = level - F_c
     outer = objective.outer_products()
     _, _, h = objective.derivatives(theta_c[:, None])
-    Hc = objective.hessians(h, outer)[0]
-    Hc_c = np.linalg.solve(Hc, C)
+    Hc_c = _solve(objective.hessians(h, outer), C.T[:, :, None])[:, :, 0].T
     curv = np.maximum(np.einsum("pk,pk->k", C, Hc_c), 1e-300)
     # The quadratic model's multiplier, and its tangent predictor.
     t = np.sqrt(2 * max(delta, 0.0) / curv)
     theta = theta_c[:, None] + t * Hc_c
     t_lo, t_hi = np.zeros(K), np.full(K, np.inf)
+    # The last solved point below the level: where a failed ``t`` restarts.
+    anchor = np.repeat(theta_c[:, None], K, axis=1)
+    inner = np.zeros(K, dtype=int)
     active = np.flatnonzero(prob_gap(lower, upper) > tol)
     if delta <= 0:
         active = active[:0]
@@ -129,37 +131,38 @@ def _solve_batch(
         upper[active] = np.minimum(
             upper[active], np.where(np.isfinite(m_lo), bound, np.inf)
         )
-        _attain(
-            objective,
-            active,
-            th,
-            cc,
-            F,
-            score,
-            theta_c,
-            F_c,
-            level,
-            slack,
-            lower,
-            found,
+        _attain(objective, active, th, cc, F, score, theta_c, F_c, level, slack)(
+            lower, found
         )
-
-        solved = np.linalg.solve(H, np.stack([gG, cc], axis=2).transpose(1, 0, 2))
+        solved = _solve(H, np.stack([gG, cc], axis=2).transpose(1, 0, 2))
         step, w = solved[:, :, 0].T, solved[:, :, 1].T
         converged = np.isfinite(m_lo) & (G - m_lo <= 1e-10 * (1 + np.abs(G)))
-        # Newton in theta where theta(t) is not reached yet.
-        if (~converged).any():
-            nc = ~converged
-            theta[:, active[nc]] = line_search(
-                objective, th[:, nc], step[:, nc], cc[:, nc], tt[nc], G[nc]
+        inner[active] = np.where(converged, 0, inner[active] + 1)
+        # Without a penalty, min F - t c.theta is unbounded above some t: a
+        # Newton search that stalls means t is too large.
+        stalled = (inner[active] > 30) | ~np.all(np.isfinite(step), axis=0)
+        if stalled.any():
+            idx = active[stalled]
+            t_hi[idx] = np.minimum(t_hi[idx], t[idx])
+            t[idx] = 0.5 * (t_lo[idx] + t_hi[idx])
+            theta[:, idx], inner[idx] = anchor[:, idx], 0
+        moving = ~converged & ~stalled
+        if moving.any():  # Newton in theta where theta(t) is not reached yet
+            theta[:, active[moving]] = line_search(
+                objective,
+                th[:, moving],
+                step[:, moving],
+                cc[:, moving],
+                tt[moving],
+                G[moving],
             )
-        # A Newton step in t (on sqrt(2 (F - F_c)), nearly linear in t) elsewhere.
-        if converged.any():
+        if converged.any():  # a Newton step in t, on sqrt(2 (F - F_c))
             idx = active[converged]
             Fk, wk, tk = F[converged], w[:, converged], tt[converged]
             over = Fk > level
             t_hi[idx] = np.where(over, np.minimum(t_hi[idx], tk), t_hi[idx])
             t_lo[idx] = np.where(over, t_lo[idx], np.maximum(t_lo[idx], tk))
+            anchor[:, idx[~over]] = th[:, converged][:, ~over]
             q = np.sqrt(2 * np.maximum(Fk - F_c, 1e-300))
             slope = tk * np.einsum("pk,pk->k", cc[:, converged], wk) / q
             t_new = tk + (np.sqrt(2 * delta) - q) / np.maximum(slope, 1e-300)
@@ -176,10 +179,27 @@ def _solve_batch(
     return lower, upper, found
 
 
-def _attain(
-    objective, active, th, cc, F, score, theta_c, F_c, level, slack, lower, found
-):
-    """Raise ``lower`` with the models of the set found at this iterate."""
+def _solve(H, rhs):
+    """``H^-1 rhs`` per item; a tiny ridge where ``H`` is numerically
+    singular (saturated rows without a penalty): it only steers the search,
+    the certificates use the true Hessian."""
+    try:
+        return np.linalg.solve(H, rhs)
+    except np.linalg.LinAlgError:
+        scale = np.abs(H).max(axis=(1, 2), keepdims=True) + 1e-300
+        ridge = 1e-10 * scale * np.eye(H.shape[1])
+        with np.errstate(all="ignore"):
+            return np.stack(
+                [
+                    np.linalg.lstsq(Hk, rk, rcond=None)[0]
+                    for Hk, rk in zip(H + ridge, rhs, strict=True)
+                ]
+            )
+
+
+def _attain(objective, active, th, cc, F, score, theta_c, F_c, level, slack):
+    """A function raising ``lower`` with the models of the set found at this
+    iterate (and recording them in ``found``)."""
     feasible = F <= level - slack
     candidate = th.copy()
     value = score.copy()
@@ -191,6 +211,10 @@ def _attain(
         candidate[:, shrink] = pulled
         value[shrink] = np.einsum("pk,pk->k", cc[:, shrink], pulled)
         feasible[np.flatnonzero(shrink)[ok]] = True
-    better = feasible & (value > lower[active])
-    lower[active[better]] = value[better]
-    found[:, active[better]] = candidate[:, better]
+
+    def update(lower, found):
+        better = feasible & (value > lower[active])
+        lower[active[better]] = value[better]
+        found[:, active[better]] = candidate[:, better]
+
+    return update
