@@ -107,3 +107,25 @@ class LevelSet:
             return self.theta0
         _, inner = self.ellipsoids(eps)
         return inner.extreme(row if end == "upper" else -row)
+
+    def maximisers(self, C, eps, tol, n_jobs=None):
+        """Models of the level set (p, K) maximising ``C[:, k] . theta``
+        (within ``tol`` on the probability scale)."""
+        outer, inner = self.ellipsoids(eps)
+        mid_o, half_o = outer.extents(C.T)
+        mid_i, half_i = inner.extents(C.T)
+        _, _, thetas = solve_ends(
+            self.objective,
+            C,
+            self.center,
+            self.min_upper,
+            self.level(eps),
+            mid_i + half_i,
+            mid_o + half_o,
+            tol,
+            n_jobs=n_jobs,
+        )
+        missing = np.isnan(thetas).any(axis=0)
+        for k in np.flatnonzero(missing):
+            thetas[:, k] = inner.extreme(C[:, k])
+        return thetas

@@ -107,20 +107,42 @@ class MeasuresMixin:
         return _value(self.discrepancy_bounds(eps, threshold), "discrepancy")
 
     def _flip_models(self, ranges, eps, threshold, limit=2000):
-        """Models of the set flipping someone's decision, at most ``limit``."""
-        sure, _ = _measures.flips(ranges.bounds, threshold)
-        positive = ranges.bounds.baseline > _measures.threshold_logit(threshold)
+        """Models of the set flipping some decisions: those attaining each
+        ambiguous person's crossing end (at most ``limit``), and models pushing
+        many people across at once (``max c . theta`` with ``c`` a weighted sum
+        of the ambiguous people's rows, the nearer to the threshold the
+        heavier)."""
+        b = ranges.bounds
+        sure, _ = _measures.flips(b, threshold)
+        tau = _measures.threshold_logit(threshold)
+        positive = b.baseline > tau
         people = np.flatnonzero(sure)
+        p = self._rows.shape[1]
+        if people.size == 0:
+            return np.empty((p, 0))
+        chosen = people
         if people.size > limit:
-            people = np.random.RandomState(0).choice(people, limit, replace=False)
+            chosen = np.random.RandomState(0).choice(people, limit, replace=False)
         models = [
             self._level_set.attaining(
                 ranges, i, self._rows[i], "lower" if positive[i] else "upper", eps
             )
-            for i in people
+            for i in chosen
         ]
-        p = self._rows.shape[1]
-        return np.column_stack(models) if models else np.empty((p, 0))
+        rows = self._rows[people]
+        direction = np.where(positive[people], -1.0, 1.0)[:, None] * rows
+        direction /= np.maximum(np.linalg.norm(rows, axis=1), 1e-300)[:, None]
+        # How far each person must move, relative to how far they can.
+        lo, hi, base = b.lower_in[people], b.upper_in[people], b.baseline[people]
+        reach = np.where(positive[people], base - lo, hi - base)
+        need = np.abs(base - tau) / np.maximum(reach, 1e-12)
+        weights = [np.ones(people.size), 1 / (need + 0.05), 1 / (need + 0.05) ** 2]
+        for share in (0.25, 0.5, 0.75):
+            weights.append((need <= np.quantile(need, share)).astype(float))
+        C = np.column_stack([w @ direction for w in weights])
+        C = C[:, np.linalg.norm(C, axis=0) > 0]
+        pushed = self._level_set.maximisers(C, eps, self.tol, n_jobs=self.n_jobs)
+        return np.column_stack(models + [pushed])
 
     def delta_ambiguity(self, eps=None, delta=0.1):
         """Share of training people whose probability can move by more than ``delta``.
