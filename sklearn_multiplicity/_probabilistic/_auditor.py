@@ -69,12 +69,13 @@ class ProbabilisticAuditor(
     tol : float, default=1e-4
         Width, on the probability scale, within which every end of a range is
         certified.
-    refine : {"all", "threshold"}, default="all"
+    refine : {"all", "threshold", "none"}, default="all"
         Which ends the exact solver settles after the closed-form bounds:
         ``"all"``, every end left wider than ``tol``; ``"threshold"``, only
         the ends that decide whether a person's thresholded decision can flip
-        (faster on large tables: ambiguity and discrepancy stay certified,
-        other ranges are reported as certified brackets).
+        (faster on large tables: ambiguity stays exact, other ranges are
+        reported as certified brackets); ``"none"``, none (closed forms only,
+        for very large tables: every value is a certified bracket).
     n_jobs : int or None, default=None
         Parallel batches of the exact solver (joblib; ``-1``: every core).
 
@@ -141,7 +142,7 @@ class ProbabilisticAuditor(
         "epsilon": [Interval(Real, 0, None, closed="left")],
         "threshold": [Interval(Real, 0, 1, closed="neither")],
         "tol": [Interval(Real, 0, 1, closed="neither")],
-        "refine": [StrOptions({"all", "threshold"})],
+        "refine": [StrOptions({"all", "threshold", "none"})],
         "n_jobs": [Integral, None],
     }
 
@@ -237,6 +238,8 @@ class ProbabilisticAuditor(
             open_side = possible & ~sure
             positive = bounds.baseline > _measures.threshold_logit(threshold)
             need_lo, need_hi = open_side & positive, open_side & ~positive
+            if self.refine == "none":
+                return np.zeros_like(need_lo), np.zeros_like(need_hi)
             if self.refine == "all":
                 need_lo |= prob_gap(bounds.lower_out, bounds.lower_in) > tol
                 need_hi |= prob_gap(bounds.upper_in, bounds.upper_out) > tol

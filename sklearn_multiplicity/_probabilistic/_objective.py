@@ -127,9 +127,20 @@ class LogisticObjective:
         in the ball and the minimum above ``value - ||g||^2 / (2 mu)``. Points
         where this does not hold get ``-inf``.
         """
-        mu = np.linalg.eigvalsh(H)[:, 0] * (1 - 1e-9) / np.e
         gnorm = np.linalg.norm(grad, axis=0)
         radius = 1.0 / max(self.row_norm_max, 1e-300)
+        # The smallest diagonal entry bounds lambda_min from above: points it
+        # rules out skip the eigenvalues.
+        hopeful = (
+            gnorm
+            < 0.5
+            * radius
+            * H[:, np.arange(self.dim), np.arange(self.dim)].min(axis=1)
+            / np.e
+        )
+        mu = np.zeros(len(gnorm))
+        if hopeful.any():
+            mu[hopeful] = np.linalg.eigvalsh(H[hopeful])[:, 0] * (1 - 1e-9) / np.e
         ok = (mu > 0) & (gnorm < 0.5 * mu * radius)
         with np.errstate(divide="ignore", invalid="ignore"):
             lower = value - gnorm**2 / (2 * mu)

@@ -151,3 +151,18 @@ def test_display_and_scorers(fitted):
     )
     with pytest.raises(TypeError, match="ProbabilisticAuditor"):
         vpr_width_scorer()(auditor.estimator_, X, y)
+
+
+def test_closed_forms_alone_bracket_the_exact_values(fitted):
+    X, y, auditor = fitted
+    bounds = ProbabilisticAuditor(precise_lr(), epsilon=0.02, refine="none").fit(X, y)
+    lo, hi = bounds.ambiguity_bounds()
+    assert lo <= auditor.ambiguity() <= hi
+    r_bounds, r_exact = (
+        bounds.viable_prediction_range(),
+        auditor.viable_prediction_range(),
+    )
+    assert np.all(r_bounds.lower_bound <= r_exact.lower + 1e-12)
+    assert np.all(r_bounds.lower >= r_exact.lower_bound - 1e-12)
+    assert np.all(r_bounds.upper <= r_exact.upper_bound + 1e-12)
+    assert np.all(r_bounds.upper_bound >= r_exact.upper - 1e-12)
