@@ -16,6 +16,7 @@ like a weight).
 """
 
 import numpy as np
+from scipy.linalg import cholesky, solve_triangular
 from scipy.special import expit, log_expit
 
 #: Newton iterations allowed to certify a minimum.
@@ -121,30 +122,47 @@ class LogisticObjective:
 
         ``value``/``grad``/``H`` (B,), (p, B), (B, p, p) are the objective,
         gradient and Hessian at the points. The logistic loss has
-        ``|phi'''| <= phi''``, so on the ball of radius ``r = 1 / max ||x~_i||``
-        around a point the Hessian is at least ``H / e``: with ``mu =
-        lambda_min(H) / e``, a gradient ``||g|| < mu r / 2`` puts the minimiser
-        in the ball and the minimum above ``value - ||g||^2 / (2 mu)``. Points
-        where this does not hold get ``-inf``.
+        ``|phi'''| <= phi''``, so where every margin moves by at most 1 the
+        Hessian is at least ``H / e``. In the Euclidean ball of radius
+        ``r = 1 / max ||x~_i||``, with ``mu = lambda_min(H) / e``, a gradient
+        ``||g|| < mu r / 2`` puts the minimiser in the ball and the minimum
+        above ``value - ||g||^2 / (2 mu)``. Ill-conditioned points fall back
+        on the same argument in the norm of ``H`` (affine invariant): with
+        ``kappa = max ||x~_i||_{H^-1}`` and ``nu = ||g||_{H^-1}``,
+        ``nu < 1 / (2 e kappa)`` bounds the minimum by ``value - e nu^2 / 2``.
+        Points where neither holds get ``-inf``.
         """
         gnorm = np.linalg.norm(grad, axis=0)
         radius = 1.0 / max(self.row_norm_max, 1e-300)
         # The smallest diagonal entry bounds lambda_min from above: points it
         # rules out skip the eigenvalues.
-        hopeful = (
-            gnorm
-            < 0.5
-            * radius
-            * H[:, np.arange(self.dim), np.arange(self.dim)].min(axis=1)
-            / np.e
-        )
+        diag = H[:, np.arange(self.dim), np.arange(self.dim)]
+        hopeful = gnorm < 0.5 * radius * diag.min(axis=1) / np.e
         mu = np.zeros(len(gnorm))
         if hopeful.any():
             mu[hopeful] = np.linalg.eigvalsh(H[hopeful])[:, 0] * (1 - 1e-9) / np.e
         ok = (mu > 0) & (gnorm < 0.5 * mu * radius)
         with np.errstate(divide="ignore", invalid="ignore"):
-            lower = value - gnorm**2 / (2 * mu)
-        return np.where(ok, lower, -np.inf)
+            lower = np.where(ok, value - gnorm**2 / (2 * mu), -np.inf)
+        for b in np.flatnonzero(~ok & (gnorm < 1e-6 * (1 + np.abs(value)))):
+            lower[b] = self._certify_in_h_norm(value[b], grad[:, b], H[b])
+        return lower
+
+    def _certify_in_h_norm(self, value, grad, H):
+        try:
+            factor = cholesky(H, lower=True)
+        except np.linalg.LinAlgError:
+            return -np.inf
+        nu = np.linalg.norm(solve_triangular(factor, grad, lower=True))
+        kappa = 0.0
+        for start in range(0, self.X.shape[0], 4096):
+            rows = solve_triangular(factor, self.X[start : start + 4096].T, lower=True)
+            kappa = max(kappa, float(np.sqrt(np.max(np.sum(rows * rows, axis=0)))))
+        # Rounding of the factorisation: a margin of 1e-6 on both quantities.
+        nu, kappa = nu * (1 + 1e-6), kappa * (1 + 1e-6)
+        if not nu < 1.0 / (2 * np.e * max(kappa, 1e-300)):
+            return -np.inf
+        return value - np.e * nu**2 / 2
 
 
 def newton(objective, theta, c=None, t=None, *, outer=None, max_iter=MAX_NEWTON):

@@ -225,3 +225,15 @@ def test_bad_requests(data):
         ProbabilisticAuditor(epsilon=-1).fit(X, y)
     with pytest.raises(ValueError):
         ProbabilisticAuditor(refine="some").fit(X, y)
+
+
+def test_invariant_to_translating_the_features(data):
+    # With an unpenalised intercept, shifting X moves only b: same level set
+    # of scores, though the shifted problem is far worse conditioned.
+    X, y = data
+    plain = ProbabilisticAuditor(precise_lr(), tol=1e-6).fit(X, y)
+    shifted = ProbabilisticAuditor(precise_lr(), tol=1e-6).fit(X + 100, y)
+    a = plain.viable_prediction_range()
+    b = shifted.viable_prediction_range()
+    assert b["certified"].all()
+    np.testing.assert_allclose(a[["lower", "upper"]], b[["lower", "upper"]], atol=1e-5)
