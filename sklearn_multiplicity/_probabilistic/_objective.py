@@ -117,7 +117,7 @@ class LogisticObjective:
             return None
         return (self.X[:, :, None] * self.X[:, None, :]).reshape(n, p * p)
 
-    def certify(self, value, grad, H):
+    def certify(self, value, grad, H, lam_min=None):
         """Certified lower bounds on ``min F - t c.theta`` from points near it.
 
         ``value``/``grad``/``H`` (B,), (p, B), (B, p, p) are the objective,
@@ -130,7 +130,8 @@ class LogisticObjective:
         on the same argument in the norm of ``H`` (affine invariant): with
         ``kappa = max ||x~_i||_{H^-1}`` and ``nu = ||g||_{H^-1}``,
         ``nu < 1 / (2 e kappa)`` bounds the minimum by ``value - e nu^2 / 2``.
-        Points where neither holds get ``-inf``.
+        Points where neither holds get ``-inf``. ``lam_min`` (B,), when
+        known, are the smallest eigenvalues of ``H``.
         """
         gnorm = np.linalg.norm(grad, axis=0)
         radius = 1.0 / max(self.row_norm_max, 1e-300)
@@ -139,7 +140,9 @@ class LogisticObjective:
         diag = H[:, np.arange(self.dim), np.arange(self.dim)]
         hopeful = gnorm < 0.5 * radius * diag.min(axis=1) / np.e
         mu = np.zeros(len(gnorm))
-        if hopeful.any():
+        if lam_min is not None:
+            mu = lam_min * (1 - 1e-9) / np.e
+        elif hopeful.any():
             mu[hopeful] = np.linalg.eigvalsh(H[hopeful])[:, 0] * (1 - 1e-9) / np.e
         ok = (mu > 0) & (gnorm < 0.5 * mu * radius)
         with np.errstate(divide="ignore", invalid="ignore"):

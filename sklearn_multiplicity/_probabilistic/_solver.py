@@ -113,6 +113,7 @@ def _solve_batch(
     # The last solved point below the level: where a failed ``t`` restarts.
     anchor = np.repeat(theta_c[:, None], K, axis=1)
     inner = np.zeros(K, dtype=int)
+    stale = _StaleHessians(objective, outer, K)
     active = np.flatnonzero(prob_gap(lower, upper) > tol)
     if delta <= 0:
         active = active[:0]
@@ -124,8 +125,8 @@ def _solve_batch(
         score = np.einsum("pk,pk->k", cc, th)
         G = F - tt * score
         gG = g - tt * cc
-        H = objective.hessians(hh, outer)
-        m_lo = objective.certify(G, gG, H)
+        H, shrink, lam, Hinv = stale(active, th, hh)
+        m_lo = objective.certify(G, gG, H * shrink[:, None, None], shrink * lam)
         with np.errstate(invalid="ignore", over="ignore"):
             bound = (level + slack - m_lo) / tt
         upper[active] = np.minimum(
@@ -134,13 +135,13 @@ def _solve_batch(
         _attain(objective, active, th, cc, F, score, theta_c, F_c, level, slack)(
             lower, found
         )
-        solved = _solve(H, np.stack([gG, cc], axis=2).transpose(1, 0, 2))
+        solved = Hinv @ np.stack([gG, cc], axis=2).transpose(1, 0, 2)
         step, w = solved[:, :, 0].T, solved[:, :, 1].T
         converged = np.isfinite(m_lo) & (G - m_lo <= 1e-10 * (1 + np.abs(G)))
         inner[active] = np.where(converged, 0, inner[active] + 1)
         # Without a penalty, min F - t c.theta is unbounded above some t: a
         # Newton search that stalls means t is too large.
-        stalled = (inner[active] > 30) | ~np.all(np.isfinite(step), axis=0)
+        stalled = (inner[active] > 60) | ~np.all(np.isfinite(step), axis=0)
         if stalled.any():
             idx = active[stalled]
             t_hi[idx] = np.minimum(t_hi[idx], t[idx])
@@ -177,6 +178,46 @@ def _solve_batch(
         keep &= t[active] > 0
         active = active[keep]
     return lower, upper, found
+
+
+class _StaleHessians:
+    """Hessians reused while the margins barely move.
+
+    A Hessian (``rows x p^2`` operations) costs about ``p`` gradients, so each
+    end keeps the last one and its margins, and recomputes it only when some
+    margin has moved by more than ``DRIFT`` since. Newton steps with the kept
+    Hessian still descend (line search); the certificate uses it scaled by
+    ``exp(-drift)``, a valid lower bound on the current Hessian since the
+    logistic loss is self-concordant (``phi''`` changes by at most a factor
+    ``exp(|change|)`` when its argument moves).
+    """
+
+    DRIFT = 0.5
+
+    def __init__(self, objective, outer, K):
+        self.objective, self.outer = objective, outer
+        n, p = objective.X.shape
+        self.H = np.zeros((K, p, p))
+        self.lam = np.zeros(K)  # their smallest eigenvalues
+        self.inverse = np.zeros((K, p, p))
+        self.margins = np.full((n, K), np.nan)
+
+    def __call__(self, active, theta, h):
+        """``(Hessians, their certified scale, their smallest eigenvalues,
+        their inverses)`` of ``active``."""
+        margins = self.objective.Xs @ theta
+        with np.errstate(invalid="ignore"):
+            drift = np.max(np.abs(margins - self.margins[:, active]), axis=0)
+        refresh = ~(drift <= self.DRIFT)
+        if refresh.any():
+            idx = active[refresh]
+            self.H[idx] = self.objective.hessians(h[:, refresh], self.outer)
+            self.lam[idx] = np.linalg.eigvalsh(self.H[idx])[:, 0]
+            eye = np.broadcast_to(np.eye(self.H.shape[1]), self.H[idx].shape)
+            self.inverse[idx] = _solve(self.H[idx], eye)
+            self.margins[:, idx] = margins[:, refresh]
+            drift[refresh] = 0.0
+        return self.H[active], np.exp(-drift), self.lam[active], self.inverse[active]
 
 
 def _solve(H, rhs):
