@@ -135,7 +135,9 @@ def _solve_batch(
         _attain(objective, active, th, cc, F, score, theta_c, F_c, level, slack)(
             lower, found
         )
-        solved = Hinv @ np.stack([gG, cc], axis=2).transpose(1, 0, 2)
+        with np.errstate(invalid="ignore", over="ignore"):
+            # Overflowed iterates give non-finite steps: ``stalled`` below.
+            solved = Hinv @ np.stack([gG, cc], axis=2).transpose(1, 0, 2)
         step, w = solved[:, :, 0].T, solved[:, :, 1].T
         converged = np.isfinite(m_lo) & (G - m_lo <= 1e-10 * (1 + np.abs(G)))
         inner[active] = np.where(converged, 0, inner[active] + 1)
