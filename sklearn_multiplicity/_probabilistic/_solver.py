@@ -13,7 +13,8 @@ with certified minimum ``m(t) >= m_lo(t)``; then
 A 1-D Newton search moves ``t`` to ``F(theta(t)) = L`` (where both bounds
 meet), warm-started along the path's tangent ``d theta / d t = H^-1 c``.
 Every end runs in lockstep with the others of its batch (one matrix product
-for all their gradients and Hessians); batches run in parallel with joblib.
+for all their gradients) and keeps its Hessian while its margins move little
+(``_StaleHessians``); batches run in parallel with joblib.
 """
 
 import numpy as np
