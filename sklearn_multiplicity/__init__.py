@@ -2,7 +2,8 @@
 
 Ambiguity and discrepancy (Marx, Calmon & Ustun, ICML 2020) over the
 epsilon-level set of linear classifiers, certified by mixed-integer
-programming with Google OR-Tools.
+programming with Google OR-Tools; certified viable prediction ranges of
+logistic models over their log-loss level set.
 """
 
 from ._auditor import MultiplicityAuditor
@@ -12,6 +13,12 @@ from ._epsilon import EpsilonSuggestion, suggest_epsilon
 from ._exceptions import CertificationWarning, ProblemSizeWarning
 from ._frame import MultiplicityFrame
 from ._plotting import GroupAmbiguityDisplay, MultiplicityPathDisplay
+from ._probabilistic import (
+    ProbabilisticAuditor,
+    ViablePredictionRangeDisplay,
+    probabilistic_ambiguity_scorer,
+    vpr_width_scorer,
+)
 from ._sampling import SamplingAuditor
 from ._scorers import ambiguity_scorer, discrepancy_scorer
 
@@ -25,11 +32,15 @@ __all__ = [
     "MultiplicityAuditor",
     "MultiplicityFrame",
     "MultiplicityPathDisplay",
+    "ProbabilisticAuditor",
     "ProblemSizeWarning",
     "SamplingAuditor",
+    "ViablePredictionRangeDisplay",
     "ZeroOneLinearClassifier",
     "ambiguity_scorer",
     "discrepancy_scorer",
+    "probabilistic_ambiguity_scorer",
     "suggest_epsilon",
+    "vpr_width_scorer",
     "__version__",
 ]

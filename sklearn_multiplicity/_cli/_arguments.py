@@ -30,6 +30,16 @@ def _fraction(text):
     return value
 
 
+def _threshold(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
+    return value
+
+
 def _seconds(text):
     try:
         value = float(text)
@@ -152,6 +162,21 @@ def build_parser():
         default="zero-one",
         help="baseline: the 0-1 optimal linear classifier (default) or a "
         "logistic regression",
+    )
+    audit.add_argument(
+        "--measure",
+        choices=("decisions", "probabilistic"),
+        default="decisions",
+        help="decisions: exact ambiguity and discrepancy over the 0-1 level "
+        "set (default); probabilistic: certified viable prediction ranges of a "
+        "standardised logistic regression over its log-loss level set "
+        "(--epsilon in nats of mean log-loss)",
+    )
+    audit.add_argument(
+        "--threshold",
+        type=_threshold,
+        default=0.5,
+        help="decision threshold of --measure probabilistic (default 0.5)",
     )
     audit.add_argument(
         "--binarize",

@@ -81,8 +81,35 @@ def _audit(args):
         "encoding": notes,
         "binarize": args.binarize,
     }
-    report = _run(args, X, y, groups, dataset)
+    if args.measure == "probabilistic":
+        report = _run_probabilistic(args, X, y, groups, dataset)
+    else:
+        report = _run(args, X, y, groups, dataset)
     return _finish(report, args.out)
+
+
+def _run_probabilistic(args, X, y, groups, dataset):
+    from ._probabilistic import run_probabilistic_audit
+
+    if args.epsilon == "auto":
+        raise ValueError(
+            "--epsilon auto is for the decisions measure; give the tolerance "
+            "of --measure probabilistic in nats of mean log-loss (e.g. 0.01)"
+        )
+    if args.estimator != "zero-one":
+        _diagnostic(
+            "note: --measure probabilistic always audits a standardised "
+            "logistic regression; --estimator is ignored"
+        )
+    return run_probabilistic_audit(
+        X,
+        y,
+        epsilon=args.epsilon,
+        threshold=args.threshold,
+        groups=groups,
+        n_jobs=args.n_jobs,
+        dataset=dataset,
+    )
 
 
 def _demo(args):

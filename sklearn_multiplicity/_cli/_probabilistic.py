@@ -1,0 +1,309 @@
+"""``audit --measure probabilistic``: the viable prediction ranges of a
+logistic regression, and their report files."""
+
+import dataclasses
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from .._probabilistic import ProbabilisticAuditor
+from ._format import linear_part, plain, records, versions
+from ._html import _STYLE, _img, _kv_table, _table
+
+MEASURES = ("ambiguity", "discrepancy")
+
+
+def default_estimator():
+    """The baseline of the probabilistic audit: standardised logistic regression."""
+    return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+
+
+def run_probabilistic_audit(
+    X,
+    y,
+    *,
+    estimator=None,
+    epsilon=0.01,
+    threshold=0.5,
+    groups=None,
+    n_jobs=None,
+    dataset=None,
+):
+    """Fit a :class:`ProbabilisticAuditor` and collect everything reported.
+
+    Parameters
+    ----------
+    X : pandas.DataFrame of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    estimator : estimator, default=None
+        The baseline (``None``: :func:`default_estimator`).
+    epsilon : float, default=0.01
+        Tolerance in nats of mean log-loss.
+    threshold : float, default=0.5
+    groups : array-like of shape (n_samples,), default=None
+    n_jobs : int or None, default=None
+    dataset : dict, default=None
+        Description of the data copied into the report.
+
+    Returns
+    -------
+    ProbabilisticReport
+    """
+    timings = {}
+    start = time.perf_counter()
+    auditor = ProbabilisticAuditor(
+        default_estimator() if estimator is None else estimator,
+        epsilon=epsilon,
+        threshold=threshold,
+        n_jobs=n_jobs,
+    ).fit(X, y)
+    timings["fit"] = time.perf_counter() - start
+    start = time.perf_counter()
+    ranges = auditor.viable_prediction_range()
+    ranges["rashomon_capacity"] = auditor.rashomon_capacity().to_numpy()
+    timings["ranges"] = time.perf_counter() - start
+    start = time.perf_counter()
+    bounds = {
+        "ambiguity": auditor.ambiguity_bounds(),
+        "discrepancy": auditor.discrepancy_bounds(),
+    }
+    timings["measures"] = time.perf_counter() - start
+    timings["total"] = sum(timings.values())
+    return ProbabilisticReport(
+        auditor=auditor,
+        ranges=ranges,
+        bounds=bounds,
+        y=np.asarray(y),
+        groups=None if groups is None else np.asarray(groups),
+        dataset={
+            "source": "data",
+            "feature_names": [str(c) for c in X.columns],
+            **(dataset or {}),
+            "n_rows": int(len(y)),
+            "classes": [plain(c) for c in auditor.classes_],
+        },
+        timings=timings,
+    )
+
+
+@dataclasses.dataclass(eq=False)
+class ProbabilisticReport:
+    """A completed probabilistic audit: ranges, measures and their models.
+
+    Attributes
+    ----------
+    auditor : ProbabilisticAuditor
+    ranges : pandas.DataFrame
+        :meth:`ProbabilisticAuditor.viable_prediction_range` of the training
+        rows, with each person's ``rashomon_capacity``.
+    bounds : dict
+        Certified ``(lower, upper)`` of ``"ambiguity"`` and ``"discrepancy"``.
+    y, groups : ndarray
+    dataset : dict
+    timings : dict
+    """
+
+    auditor: ProbabilisticAuditor
+    ranges: pd.DataFrame
+    bounds: dict
+    y: np.ndarray
+    groups: np.ndarray | None
+    dataset: dict
+    timings: dict
+
+    @property
+    def certified(self):
+        """Whether every range and both measures are pinned."""
+        pinned = all(hi - lo <= 1e-12 for lo, hi in self.bounds.values())
+        return bool(self.ranges["certified"].all()) and pinned
+
+    def measures(self):
+        """Measures with their certified bounds (index: measure)."""
+        rows = {}
+        for name, (lo, hi) in self.bounds.items():
+            status = "certified" if hi - lo <= 1e-12 else "bounds"
+            rows[name] = {"value": lo, "lower": lo, "upper": hi, "status": status}
+        a = self.auditor
+        for delta in (0.05, 0.1, 0.2):
+            value = a.delta_ambiguity(delta=delta)
+            rows[f"delta_ambiguity({delta:g})"] = {
+                "value": value,
+                "lower": value,
+                "upper": value,
+                "status": "certified",
+            }
+        width = float(self.ranges["width"].mean())
+        rows["mean_width"] = {"value": width, "lower": width, "upper": width}
+        rows["mean_width"]["status"] = "attained"
+        return pd.DataFrame.from_dict(rows, orient="index")
+
+    def group_table(self):
+        """Per group: people, ambiguity and mean width (None without groups)."""
+        if self.groups is None:
+            return None
+        r = self.ranges
+        t = self.auditor.threshold
+        flips = np.where(r.baseline > t, r.lower <= t, r.upper > t)
+        frame = pd.DataFrame(
+            {"group": self.groups, "ambiguity": flips, "width": r["width"]}
+        )
+        table = frame.groupby("group").agg(
+            n=("width", "size"),
+            ambiguity=("ambiguity", "mean"),
+            width=("width", "mean"),
+        )
+        return table
+
+    def people(self):
+        """Per training row: target, group, range, capacity."""
+        people = self.ranges.reset_index(drop=True).copy()
+        people.insert(0, "target", self.y)
+        if self.groups is not None:
+            people.insert(1, "group", self.groups)
+        people.index.name = "row"
+        return people
+
+    def models(self):
+        """The baseline and the two models attaining the widest range."""
+        names = self.dataset["feature_names"]
+        widest = int(np.argmax(self.ranges["width"].to_numpy()))
+        low, high = self.auditor.extreme_models(widest)
+        rows = {}
+        for label, model in (
+            ("baseline", self.auditor.estimator_),
+            (f"lowest for row {widest}", low),
+            (f"highest for row {widest}", high),
+        ):
+            feats, coef, intercept = linear_part(model, names)
+            rows[label] = {
+                **dict(zip(feats, coef, strict=True)),
+                "intercept": intercept,
+                "objective": self.auditor.objective(model),
+            }
+        frame = pd.DataFrame.from_dict(rows, orient="index")
+        frame.index.name = "model"
+        return frame
+
+    def to_dict(self):
+        """Every number of the report, JSON-ready."""
+        a = self.auditor
+        groups = self.group_table()
+        return plain(
+            {
+                "measure": "probabilistic",
+                "dataset": self.dataset,
+                "settings": a.get_params(deep=False) | {"estimator": repr(a.estimator)},
+                "level_set": a.level_set_,
+                "baseline_objective": a.baseline_objective_,
+                "objective_level": a.objective_level(),
+                "min_objective": list(a.min_objective_bounds_),
+                "measures": records(self.measures()),
+                "groups": None if groups is None else records(groups),
+                "certified": self.certified,
+                "n_certified_ranges": int(self.ranges["certified"].sum()),
+                "timings": self.timings,
+                "versions": versions(),
+            }
+        )
+
+    def summary(self):
+        """The report as plain text for the terminal."""
+        a, d = self.auditor, self.dataset
+        r = self.ranges
+        lines = [
+            f"Probabilistic audit of {d['source']}: {len(r)} people, "
+            f"{len(d['feature_names'])} features, target {d.get('target')!r} "
+            f"(positive class {d['classes'][1]!r})",
+            f"Level set: {a.level_set_}",
+            f"  objective at most {a.objective_level():.6g} "
+            f"(baseline {a.baseline_objective_:.6g} + eps {a.epsilon:g})",
+            "",
+            self.measures().to_string(float_format=lambda v: f"{v:.4f}"),
+            "",
+            f"Viable prediction ranges: median width {r['width'].median():.4f}, "
+            f"{int(r['certified'].sum())} of {len(r)} certified within "
+            f"{a.tol:g} ({'all certified' if self.certified else 'NOT all'})",
+        ]
+        groups = self.group_table()
+        if groups is not None:
+            lines += ["", "By group:", groups.to_string(float_format="{:.4f}".format)]
+        lines.append(
+            "Timings: " + ", ".join(f"{k} {v:.1f} s" for k, v in self.timings.items())
+        )
+        return "\n".join(lines)
+
+    def write(self, out):
+        """Write ``report.json``, ``people.csv``, ``models.csv``, ``ranges.png``
+        (with matplotlib) and ``report.html`` to ``out``.
+
+        Parameters
+        ----------
+        out : str or path-like
+
+        Returns
+        -------
+        list of pathlib.Path
+        """
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        self.people().to_csv(out / "people.csv")
+        models = self.models()
+        models.to_csv(out / "models.csv")
+        written = [out / "people.csv", out / "models.csv"]
+        image = self._plot(out)
+        written += [] if image is None else [image]
+        data = self.to_dict()
+        data["files"] = [p.name for p in written] + ["report.json", "report.html"]
+        (out / "report.json").write_text(json.dumps(data, indent=2) + "\n")
+        (out / "report.html").write_text(self._html(data, image, models))
+        return [*written, out / "report.json", out / "report.html"]
+
+    def _plot(self, out):
+        try:
+            from matplotlib.figure import Figure
+        except ImportError:
+            return None
+        from .._probabilistic import ViablePredictionRangeDisplay
+
+        fig = Figure(figsize=(7, 4.5))
+        ViablePredictionRangeDisplay(
+            ranges=self.ranges, threshold=self.auditor.threshold
+        ).plot(ax=fig.add_subplot())
+        fig.savefig(out / "ranges.png", dpi=100, bbox_inches="tight")
+        return out / "ranges.png"
+
+    def _html(self, data, image, models):
+        import html
+
+        parts = [
+            "<!DOCTYPE html><html><head><meta charset='utf-8'>",
+            "<title>Probabilistic multiplicity</title>",
+            f"<style>{_STYLE}</style></head><body>",
+            "<h1>Probabilistic multiplicity audit</h1>",
+            f"<p>{html.escape(self.summary().splitlines()[0])}</p>",
+            f"<p>Level set: {html.escape(data['level_set'])}.</p>",
+            _table(self.measures()),
+            _img(image)
+            if image is not None
+            else "<p>Plot skipped (no matplotlib).</p>",
+        ]
+        groups = self.group_table()
+        if groups is not None:
+            parts += ["<h2>By group</h2>", _table(groups)]
+        parts += [
+            "<h2>Models</h2>",
+            _table(models),
+            "<p>The per-person ranges are in <code>people.csv</code>.</p>",
+            "<h2>Timings (s)</h2>",
+            _kv_table({k: f"{v:.2f}" for k, v in data["timings"].items()}),
+            "<h2>Versions</h2>",
+            _kv_table(data["versions"]),
+            "</body></html>",
+        ]
+        return "\n".join(parts) + "\n"

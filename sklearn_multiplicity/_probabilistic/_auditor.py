@@ -1,0 +1,399 @@
+"""``ProbabilisticAuditor``: certified viable prediction ranges of a logistic model."""
+
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    MetaEstimatorMixin,
+    _fit_context,
+    clone,
+)
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._baseline import BaselineDelegationMixin, fit_baseline
+from .._core._validation import check_binary_target, check_weights
+from . import _measures
+from ._family import check_logistic, describe, objective_of, penalty_of
+from ._level_set import LevelSet
+from ._reading import MeasuresMixin
+from ._solver import prob_gap
+
+
+class ProbabilisticAuditor(
+    MeasuresMixin,
+    BaselineDelegationMixin,
+    MetaEstimatorMixin,
+    ClassifierMixin,
+    BaseEstimator,
+):
+    """Certified viable prediction ranges of a logistic regression.
+
+    Fits (or takes, when frozen) a baseline
+    :class:`~sklearn.linear_model.LogisticRegression` and measures how far
+    its predicted probabilities can move among equally good models: the
+    level set holds the binary logistic models (coefficients and intercept of
+    the baseline's family: its penalty, intercept and class weights) whose
+    training objective
+
+        ``F(w, b) = sum_i a_i log(1 + exp(-s_i (w . x_i + b))) + ||w||^2 / (2 C W)``
+
+    is at most ``F(baseline) + eps``. Here ``a_i`` is row i's share of the
+    total weight ``W`` (``sample_weight`` times class weights), ``s_i = +-1``
+    its label and ``C`` the baseline's (``penalty=None``: no penalty term).
+    This is scikit-learn's objective divided by ``C * W``, so ``eps`` is in
+    nats of mean log-loss. The level set is convex, and every range is
+    certified: a model of the set attains its ends (``lower``, ``upper``) and
+    a Lagrangian dual bound proves nothing exceeds them by more than ``tol``.
+
+    Parameters
+    ----------
+    estimator : estimator, default=None
+        A binary ``LogisticRegression`` (L2 penalty or none), a
+        :class:`~sklearn.pipeline.Pipeline` ending in one (audited in the
+        space of its transformed features), or either wrapped in
+        :class:`~sklearn.frozen.FrozenEstimator` to audit a prefit model as
+        is. Unfrozen estimators are cloned and fitted on ``(X, y)``.
+        ``None``: ``LogisticRegression()``.
+    epsilon : float, default=0.01
+        Default tolerance of the level set, in nats of weighted mean log-loss.
+    threshold : float, default=0.5
+        Default decision threshold on the probability of the second class
+        (a decision is positive when the probability exceeds it).
+    tol : float, default=1e-4
+        Width, on the probability scale, within which every end of a range is
+        certified.
+    refine : {"all", "threshold", "none"}, default="all"
+        Which ends the exact solver settles after the closed-form bounds:
+        ``"all"``, every end left wider than ``tol``; ``"threshold"``, only
+        the ends that decide whether a person's thresholded decision can flip
+        (faster on large tables: ambiguity stays exact, other ranges are
+        reported as certified brackets); ``"none"``, none (closed forms only,
+        for very large tables: every value is a certified bracket).
+    n_jobs : int or None, default=None
+        Parallel batches of the exact solver (joblib; ``-1``: every core).
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        The fitted baseline.
+    classes_ : ndarray of shape (2,)
+        Class labels.
+    n_features_in_ : int
+        Number of features seen by ``fit``.
+    feature_names_in_ : ndarray of str
+        Defined when ``X`` has string column names.
+    baseline_objective_ : float
+        ``F`` of the baseline.
+    min_objective_bounds_ : tuple of float
+        Certified ``(lower, upper)`` bounds on the minimum of ``F``.
+    level_set_ : str
+        The family and objective of the level set, in words.
+
+    See Also
+    --------
+    MultiplicityAuditor : Exact ambiguity and discrepancy of 0-1 level sets.
+    ViablePredictionRangeDisplay : Plot of the ranges.
+
+    Notes
+    -----
+    The closed-form bounds are two ellipsoids around the minimiser: inside
+    the set, from the curvature bound 1/4 of the logistic loss; around it,
+    from its self-concordance (Bach, 2010). Ends they leave open are solved
+    by a 1-D Lagrangian search (``max x . theta - t (F(theta) - L)``) with a
+    duality-gap certificate. Rounding is absorbed by a relative margin of
+    ``1e-11`` on every comparison with the level ``F(baseline) + eps``.
+
+    References
+    ----------
+    .. [1] J. Watson-Daniels, D. C. Parkes and B. Ustun. "Predictive
+       Multiplicity in Probabilistic Classification". AAAI 2023.
+    .. [2] H. Hsu and F. Calmon. "Rashomon Capacity: A Metric for Predictive
+       Multiplicity in Classification". NeurIPS 2022.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn_multiplicity import ProbabilisticAuditor
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> model = make_pipeline(StandardScaler(), LogisticRegression())
+    >>> auditor = ProbabilisticAuditor(model, epsilon=0.01).fit(X[:, :5], y)
+    >>> ranges = auditor.viable_prediction_range()
+    >>> list(ranges.columns[:3])
+    ['lower', 'upper', 'baseline']
+    >>> bool(((ranges.lower <= ranges.baseline)
+    ...       & (ranges.baseline <= ranges.upper)).all())
+    True
+    >>> 0.0 <= auditor.ambiguity() <= 1.0
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "estimator": "no_validation",  # fit_baseline and check_logistic say why
+        "epsilon": [Interval(Real, 0, None, closed="left")],
+        "threshold": [Interval(Real, 0, 1, closed="neither")],
+        "tol": [Interval(Real, 0, 1, closed="neither")],
+        "refine": [StrOptions({"all", "threshold", "none"})],
+        "n_jobs": [Integral, None],
+    }
+
+    def __init__(
+        self,
+        estimator=None,
+        *,
+        epsilon=0.01,
+        threshold=0.5,
+        tol=1e-4,
+        refine="all",
+        n_jobs=None,
+    ):
+        self.estimator = estimator
+        self.epsilon = epsilon
+        self.threshold = threshold
+        self.tol = tol
+        self.refine = refine
+        self.n_jobs = n_jobs
+
+    def _default(self):
+        return LogisticRegression()
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the baseline and certify the minimum of its objective.
+
+        Ranges and measures are computed on request (and cached), at any
+        ``eps``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training features.
+        y : array-like of shape (n_samples,)
+            Two classes.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of every row.
+
+        Returns
+        -------
+        self : ProbabilisticAuditor
+            The fitted auditor.
+        """
+        X_checked, y = validate_data(
+            self, X, y, dtype=None, ensure_all_finite=False, ensure_min_samples=2
+        )
+        self.classes_, y01 = check_binary_target(y)
+        weight = check_weights(sample_weight, X_checked)
+        estimator = self._default() if self.estimator is None else self.estimator
+        baseline = fit_baseline(estimator, X, y, sample_weight)
+        lr = check_logistic(baseline.linear)
+        if not np.array_equal(np.asarray(lr.classes_), self.classes_):
+            raise ValueError("The baseline's classes_ differ from the labels of y.")
+        Z = baseline.audit_space(X)
+        objective = objective_of(lr, Z, y, y01, weight)
+        self.estimator_, self._baseline = baseline.estimator, baseline
+        self._level_set = LevelSet(objective, objective.theta(lr.coef_, lr.intercept_))
+        self._rows = objective.augment(Z)
+        self._weight = weight
+        self._cache = {}
+        ls = self._level_set
+        self.baseline_objective_ = ls.baseline_objective
+        self.min_objective_bounds_ = (ls.min_lower, ls.min_upper)
+        self.level_set_ = describe(objective, penalty_of(lr))
+        return self
+
+    # ------------------------------------------------------------ requests
+    def _eps(self, eps):
+        check_is_fitted(self)
+        self._validate_params()
+        eps = self.epsilon if eps is None else eps
+        if (
+            isinstance(eps, bool)
+            or not isinstance(eps, Real)
+            or not np.isfinite(eps)
+            or eps < 0
+        ):
+            raise ValueError(f"eps must be a non-negative number, got {eps!r}.")
+        return float(eps)
+
+    def _threshold(self, threshold):
+        threshold = self.threshold if threshold is None else threshold
+        if not isinstance(threshold, Real) or not 0 < threshold < 1:
+            raise ValueError(f"threshold must be in (0, 1), got {threshold!r}.")
+        return float(threshold)
+
+    def _refiner(self, threshold):
+        tol = self.tol
+
+        def refine(bounds):
+            sure, possible = _measures.flips(bounds, threshold)
+            open_side = possible & ~sure
+            positive = bounds.baseline > _measures.threshold_logit(threshold)
+            need_lo, need_hi = open_side & positive, open_side & ~positive
+            if self.refine == "none":
+                return np.zeros_like(need_lo), np.zeros_like(need_hi)
+            if self.refine == "all":
+                need_lo |= prob_gap(bounds.lower_out, bounds.lower_in) > tol
+                need_hi |= prob_gap(bounds.upper_in, bounds.upper_out) > tol
+            return need_lo, need_hi
+
+        return refine
+
+    def _ranges(self, eps, threshold=None, rows=None):
+        """Certified ranges of the training rows (cached) or of ``rows``."""
+        eps, threshold = self._eps(eps), self._threshold(threshold)
+        key = (eps, threshold, self.tol, self.refine)
+        if rows is None and key in self._cache:
+            return self._cache[key]
+        ranges = self._level_set.ranges(
+            self._rows if rows is None else rows,
+            eps,
+            self._refiner(threshold),
+            self.tol,
+            n_jobs=self.n_jobs,
+        )
+        if rows is None:
+            self._cache[key] = ranges
+        return ranges
+
+    def _new_rows(self, X):
+        check_is_fitted(self)
+        validate_data(self, X, dtype=None, ensure_all_finite=False, reset=False)
+        Z = self._baseline.audit_space(X)
+        return self._level_set.objective.augment(Z)
+
+    def objective_level(self, eps=None):
+        """The largest objective of a model of the level set.
+
+        Parameters
+        ----------
+        eps : float, default=None
+            Tolerance; defaults to the ``epsilon`` parameter.
+
+        Returns
+        -------
+        float
+            ``F(baseline) + eps``.
+        """
+        return self._level_set.level(self._eps(eps))
+
+    def objective(self, estimator):
+        """The level set's objective ``F`` of a model on the training data.
+
+        Parameters
+        ----------
+        estimator : estimator
+            A fitted ``LogisticRegression`` of the audit space, or a Pipeline
+            ending in one (e.g. from :meth:`extreme_models`).
+
+        Returns
+        -------
+        float
+            ``F(coef_, intercept_)``; the model is in the level set at ``eps``
+            when this is at most :meth:`objective_level` ``(eps)``.
+        """
+        check_is_fitted(self)
+        last = estimator[-1] if isinstance(estimator, Pipeline) else estimator
+        objective = self._level_set.objective
+        return float(objective.value(objective.theta(last.coef_, last.intercept_)))
+
+    # -------------------------------------------------------------- ranges
+    def viable_prediction_range(self, X=None, eps=None):
+        """Certified range of every person's probability over the level set.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), default=None
+            People to score; ``None``: the training rows.
+        eps : float, default=None
+            Tolerance; defaults to the ``epsilon`` parameter.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per person (``X``'s index for a DataFrame): ``lower`` and
+            ``upper``, the smallest and largest probability of the second
+            class attained by models of the level set; ``baseline``, the
+            baseline's; ``lower_bound`` and ``upper_bound``, certified limits
+            no model of the set passes (``lower_bound <= lower``,
+            ``upper <= upper_bound``); ``width`` (``upper - lower``) and
+            ``certified`` (both ends pinned within ``tol``).
+        """
+        rows = None if X is None else self._new_rows(X)
+        ranges = self._ranges(eps, rows=rows)
+        b = ranges.bounds
+        frame = pd.DataFrame(
+            {
+                "lower": expit(b.lower_in),
+                "upper": expit(b.upper_in),
+                "baseline": expit(b.baseline),
+                "lower_bound": expit(b.lower_out),
+                "upper_bound": expit(b.upper_out),
+            },
+            index=X.index if isinstance(X, pd.DataFrame) else None,
+        )
+        frame["width"] = frame["upper"] - frame["lower"]
+        frame["certified"] = ranges.certified(self.tol)
+        return frame
+
+    def extreme_models(self, i, eps=None):
+        """The two models of the level set attaining training person ``i``'s range.
+
+        Parameters
+        ----------
+        i : int
+            Position of the person in the training data.
+        eps : float, default=None
+            Tolerance; defaults to the ``epsilon`` parameter.
+
+        Returns
+        -------
+        tuple of estimator
+            ``(lowest, highest)``: fitted copies of the baseline (Pipelines
+            when it is one) whose probability for person ``i`` is the range's
+            ``lower`` and ``upper``; :meth:`objective` shows they are in the
+            set.
+        """
+        eps = self._eps(eps)
+        n = self._rows.shape[0]
+        if not isinstance(i, Integral) or not -n <= i < n:
+            raise IndexError(f"i must be a training row in [0, {n}), got {i!r}.")
+        i = int(i) % n
+        row = self._rows[[i]]
+        ranges = self._level_set.ranges(
+            row, eps, lambda b: (np.ones(1, bool), np.ones(1, bool)), self.tol
+        )
+        thetas = [
+            self._level_set.attaining(ranges, 0, row[0], end, eps)
+            for end in ("lower", "upper")
+        ]
+        return tuple(self._model(theta) for theta in thetas)
+
+    def _model(self, theta):
+        """A fitted copy of the baseline with the parameters ``theta``."""
+        lr = self._baseline.linear
+        coef, intercept = self._level_set.objective.split(np.asarray(theta))
+        model = clone(lr)
+        for name in ("classes_", "n_features_in_", "feature_names_in_", "n_iter_"):
+            if hasattr(lr, name):
+                setattr(model, name, getattr(lr, name))
+        model.coef_ = coef.reshape(1, -1)
+        model.intercept_ = np.array([intercept])
+        if self._baseline.pipeline is None:
+            return model
+        steps = list(self._baseline.pipeline.steps)
+        return Pipeline(steps[:-1] + [(steps[-1][0], model)])
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = False
+        return tags

@@ -1,0 +1,239 @@
+"""The probabilistic auditor as a scikit-learn meta-estimator, and bad input."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from ground_truth import precise_lr, small_problem
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import LinearSVC
+
+from sklearn_multiplicity import ProbabilisticAuditor
+
+
+@pytest.fixture(scope="module")
+def data():
+    return small_problem(7, n=60, d=3)
+
+
+def _frozen(X, y, **params):
+    return FrozenEstimator(precise_lr(**params).fit(X, y))
+
+
+def test_clone_get_params_and_delegation(data):
+    X, y = data
+    auditor = ProbabilisticAuditor(LogisticRegression(C=0.5), epsilon=0.03, tol=1e-5)
+    copy = clone(auditor)
+    assert copy.get_params()["epsilon"] == 0.03
+    assert copy.get_params()["estimator__C"] == 0.5
+    with pytest.raises(NotFittedError):
+        copy.viable_prediction_range()
+    copy.fit(X, y)
+    baseline = LogisticRegression(C=0.5).fit(X, y)
+    np.testing.assert_allclose(copy.predict_proba(X), baseline.predict_proba(X))
+    np.testing.assert_array_equal(copy.predict(X), baseline.predict(X))
+    ranges = copy.viable_prediction_range()
+    np.testing.assert_allclose(ranges["baseline"], baseline.predict_proba(X)[:, 1])
+    assert copy.score(X, y) == baseline.score(X, y)
+
+
+def test_pipeline_and_pandas_index_and_feature_names(data):
+    X, y = data
+    frame = pd.DataFrame(X * [1, 100, 0.01], columns=["a", "b", "c"])
+    frame.index = [f"p{i}" for i in range(len(y))]
+    model = make_pipeline(StandardScaler(), LogisticRegression())
+    auditor = ProbabilisticAuditor(model, epsilon=0.02).fit(frame, y)
+    assert list(auditor.feature_names_in_) == ["a", "b", "c"]
+    ranges = auditor.viable_prediction_range(frame.iloc[:5])
+    assert list(ranges.index) == ["p0", "p1", "p2", "p3", "p4"]
+    train = auditor.viable_prediction_range()
+    np.testing.assert_allclose(ranges["upper"], train["upper"].iloc[:5], atol=2e-4)
+    # Standardising inside the pipeline = auditing the standardised data.
+    plain = ProbabilisticAuditor(epsilon=0.02).fit(StandardScaler().fit_transform(X), y)
+    np.testing.assert_allclose(
+        plain.viable_prediction_range()["upper"], train["upper"].to_numpy(), atol=2e-4
+    )
+    low, high = auditor.extreme_models(2)
+    assert high.predict_proba(frame.iloc[[2]])[0, 1] == pytest.approx(
+        train["upper"].iloc[2], abs=1e-4
+    )
+
+
+def test_grid_search_and_frozen(data):
+    X, y = data
+    search = GridSearchCV(
+        ProbabilisticAuditor(LogisticRegression()),
+        {"estimator__C": [0.1, 1.0]},
+        cv=2,
+    ).fit(X, y)
+    assert search.best_estimator_.viable_prediction_range().shape[0] == len(y)
+    frozen = _frozen(X, y)
+    auditor = ProbabilisticAuditor(frozen).fit(X, y)
+    assert auditor.estimator_ is frozen
+
+
+def test_integer_weights_equal_repeated_rows(data):
+    X, y = data
+    weight = np.random.RandomState(0).randint(1, 4, size=len(y))
+    weighted = ProbabilisticAuditor(precise_lr(), tol=1e-6).fit(
+        X, y, sample_weight=weight
+    )
+    Xr, yr = np.repeat(X, weight, axis=0), np.repeat(y, weight)
+    repeated = ProbabilisticAuditor(precise_lr(), tol=1e-6).fit(Xr, yr)
+    a = weighted.viable_prediction_range()
+    b = repeated.viable_prediction_range(X)
+    np.testing.assert_allclose(a[["lower", "upper"]], b[["lower", "upper"]], atol=1e-5)
+    assert weighted.ambiguity() == pytest.approx(repeated.ambiguity())
+
+
+def test_zero_weight_rows_do_not_count(data):
+    X, y = data
+    weight = np.ones(len(y))
+    weight[:10] = 0
+    a = ProbabilisticAuditor(precise_lr(), tol=1e-6).fit(X, y, sample_weight=weight)
+    b = ProbabilisticAuditor(precise_lr(), tol=1e-6).fit(X[10:], y[10:])
+    np.testing.assert_allclose(
+        a.viable_prediction_range()[["lower", "upper"]].iloc[10:],
+        b.viable_prediction_range()[["lower", "upper"]],
+        atol=1e-5,
+    )
+
+
+def test_invariant_to_row_order_column_order_and_class_names(data):
+    X, y = data
+    base = ProbabilisticAuditor(_frozen(X, y), tol=1e-6).fit(X, y)
+    ref = base.viable_prediction_range()
+    order = np.random.RandomState(1).permutation(len(y))
+    rows = ProbabilisticAuditor(_frozen(X, y), tol=1e-6).fit(X[order], y[order])
+    np.testing.assert_allclose(
+        rows.viable_prediction_range()[["lower", "upper"]],
+        ref[["lower", "upper"]].iloc[order],
+        atol=3e-6,
+    )
+    cols = [2, 0, 1]
+    swapped = ProbabilisticAuditor(_frozen(X[:, cols], y), tol=1e-6).fit(X[:, cols], y)
+    np.testing.assert_allclose(
+        swapped.viable_prediction_range()[["lower", "upper"]],
+        ref[["lower", "upper"]],
+        atol=3e-6,
+    )
+    names = np.where(y == 1, "yes", "no")
+    named = ProbabilisticAuditor(precise_lr(), tol=1e-6).fit(X, names)
+    assert list(named.classes_) == ["no", "yes"]
+    np.testing.assert_allclose(
+        named.viable_prediction_range()[["lower", "upper"]],
+        ProbabilisticAuditor(precise_lr(), tol=1e-6)
+        .fit(X, y)
+        .viable_prediction_range()[["lower", "upper"]],
+        atol=3e-6,
+    )
+    # Renaming so that the other class is positive mirrors the probabilities.
+    flipped = ProbabilisticAuditor(precise_lr(), tol=1e-6).fit(X, 1 - y)
+    mirrored = flipped.viable_prediction_range()
+    plain = ProbabilisticAuditor(precise_lr(), tol=1e-6).fit(X, y)
+    direct = plain.viable_prediction_range()
+    np.testing.assert_allclose(mirrored["upper"], 1 - direct["lower"], atol=3e-6)
+    assert flipped.ambiguity() == pytest.approx(plain.ambiguity())
+
+
+def test_objective_family_is_read_from_the_estimator(data):
+    X, y = data
+    auditor = ProbabilisticAuditor(precise_lr(class_weight="balanced")).fit(X, y)
+    assert "C=1" in auditor.level_set_
+    lo, hi = auditor.min_objective_bounds_
+    assert lo <= auditor.baseline_objective_ <= hi + 1e-12
+    liblinear = LogisticRegression(solver="liblinear", tol=1e-10, max_iter=10000)
+    auditor = ProbabilisticAuditor(liblinear).fit(X, y)
+    # liblinear's intercept is penalised: its fit is the certified minimum.
+    assert auditor.baseline_objective_ - auditor.min_objective_bounds_[0] < 1e-7
+
+
+def _separable():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    return X, np.array([0, 0, 1, 1])
+
+
+@pytest.mark.parametrize(
+    "X, y, kwargs, error, match",
+    [
+        ([[np.nan, 1], [1, 2], [2, 3]], [0, 1, 0], {}, ValueError, "NaN"),
+        ([[np.inf, 1], [1, 2], [2, 3]], [0, 1, 0], {}, ValueError, "infinity"),
+        ([[0, 1], [1, 2], [2, 3]], [1, 1, 1], {}, ValueError, "one class"),
+        ([[0, 1], [1, 2], [2, 3]], [0, 1, 2], {}, ValueError, "binary"),
+        ([[0, 1], [1, 2], [2, 3]], [0, 1], {}, ValueError, "inconsistent"),
+        (
+            [[0, 1], [1, 2], [2, 3]],
+            [0, 1, 0],
+            {"sample_weight": [1, -1, 1]},
+            ValueError,
+            "non-negative",
+        ),
+        (
+            [[0, 1], [1, 2], [2, 3]],
+            [0, 1, 0],
+            {"sample_weight": [1, 1]},
+            ValueError,
+            "sample_weight",
+        ),
+    ],
+)
+def test_bad_data(X, y, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        ProbabilisticAuditor().fit(np.asarray(X, dtype=float), y, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "estimator, match",
+    [
+        (LinearSVC(), "not supported"),
+        (LogisticRegression(l1_ratio=1.0, solver="saga"), "L2 penalty or none"),
+        (make_pipeline(StandardScaler(), LinearSVC()), "not supported"),
+    ],
+)
+def test_unsupported_estimators(data, estimator, match):
+    X, y = data
+    with pytest.raises(TypeError, match=match):
+        ProbabilisticAuditor(estimator).fit(X, y)
+
+
+def test_separable_data_without_penalty_is_refused():
+    X, y = _separable()
+    with pytest.raises(ValueError, match="separable"):
+        ProbabilisticAuditor(LogisticRegression(C=np.inf)).fit(X, y)
+
+
+def test_bad_requests(data):
+    X, y = data
+    auditor = ProbabilisticAuditor(epsilon=0.02).fit(X, y)
+    for eps in (-0.1, np.nan, "0.1", True):
+        with pytest.raises(ValueError, match="eps"):
+            auditor.viable_prediction_range(eps=eps)
+    with pytest.raises(ValueError, match="threshold"):
+        auditor.ambiguity(threshold=1.0)
+    with pytest.raises(ValueError, match="delta"):
+        auditor.delta_ambiguity(delta=2)
+    with pytest.raises(IndexError):
+        auditor.extreme_models(len(y))
+    with pytest.raises(ValueError, match="features"):
+        auditor.viable_prediction_range(X[:, :2])
+    with pytest.raises(ValueError):
+        ProbabilisticAuditor(epsilon=-1).fit(X, y)
+    with pytest.raises(ValueError):
+        ProbabilisticAuditor(refine="some").fit(X, y)
+
+
+def test_invariant_to_translating_the_features(data):
+    # With an unpenalised intercept, shifting X moves only b: same level set
+    # of scores, though the shifted problem is far worse conditioned.
+    X, y = data
+    plain = ProbabilisticAuditor(precise_lr(), tol=1e-6).fit(X, y)
+    shifted = ProbabilisticAuditor(precise_lr(), tol=1e-6).fit(X + 100, y)
+    a = plain.viable_prediction_range()
+    b = shifted.viable_prediction_range()
+    assert b["certified"].all()
+    np.testing.assert_allclose(a[["lower", "upper"]], b[["lower", "upper"]], atol=1e-5)
