@@ -101,6 +101,21 @@ def _run_probabilistic(args, X, y, groups, dataset):
             "note: --measure probabilistic always audits a standardised "
             "logistic regression; --estimator is ignored"
         )
+    unused = [
+        flag
+        for flag, value, default in (
+            ("--time-limit", args.time_limit, 60.0),
+            ("--total-time-limit", args.total_time_limit, None),
+            ("--max-epsilon", args.max_epsilon, None),
+            ("--n-models", args.n_models, 100),
+        )
+        if value != default
+    ]
+    if unused:
+        _diagnostic(
+            f"note: --measure probabilistic runs without a time limit, path or "
+            f"sampled pool; {', '.join(unused)} ignored"
+        )
     return run_probabilistic_audit(
         X,
         y,

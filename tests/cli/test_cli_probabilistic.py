@@ -76,3 +76,12 @@ def test_probabilistic_usage_errors(csv, capsys, extra, message):
     argv = ["audit", str(csv), "--target", "outcome", "--measure", "probabilistic"]
     assert main(argv + extra) == 2
     assert message in capsys.readouterr().err
+
+
+def test_flags_the_probabilistic_measure_does_not_use_are_named(csv, capsys):
+    argv = ["audit", str(csv), "--target", "outcome", "--measure", "probabilistic"]
+    argv += ["--epsilon", "0.02", "--total-time-limit", "30", "--n-models", "5"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "--total-time-limit, --n-models ignored" in err
+    assert "--time-limit," not in err
