@@ -105,7 +105,6 @@ def _run_probabilistic(args, X, y, groups, dataset):
         flag
         for flag, value, default in (
             ("--time-limit", args.time_limit, 60.0),
-            ("--total-time-limit", args.total_time_limit, None),
             ("--max-epsilon", args.max_epsilon, None),
             ("--n-models", args.n_models, 100),
         )
@@ -113,8 +112,8 @@ def _run_probabilistic(args, X, y, groups, dataset):
     ]
     if unused:
         _diagnostic(
-            f"note: --measure probabilistic runs without a time limit, path or "
-            f"sampled pool; {', '.join(unused)} ignored"
+            f"note: --measure probabilistic has no MIPs, path or sampled pool "
+            f"(--total-time-limit bounds it); {', '.join(unused)} ignored"
         )
     return run_probabilistic_audit(
         X,
@@ -123,6 +122,7 @@ def _run_probabilistic(args, X, y, groups, dataset):
         threshold=args.threshold,
         groups=groups,
         n_jobs=args.n_jobs,
+        total_time_limit=args.total_time_limit,
         dataset=dataset,
     )
 

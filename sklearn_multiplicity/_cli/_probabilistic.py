@@ -33,6 +33,7 @@ def run_probabilistic_audit(
     threshold=0.5,
     groups=None,
     n_jobs=None,
+    total_time_limit=None,
     dataset=None,
 ):
     """Fit a :class:`ProbabilisticAuditor` and collect everything reported.
@@ -48,6 +49,9 @@ def run_probabilistic_audit(
     threshold : float, default=0.5
     groups : array-like of shape (n_samples,), default=None
     n_jobs : int or None, default=None
+    total_time_limit : float or None, default=None
+        Seconds for the whole audit: each request's exact solver gets what is
+        left (``None``: the auditor's default limit per request).
     dataset : dict, default=None
         Description of the data copied into the report.
 
@@ -57,6 +61,12 @@ def run_probabilistic_audit(
     """
     timings = {}
     start = time.perf_counter()
+    end = None if total_time_limit is None else start + total_time_limit
+
+    def remaining():
+        if end is not None:
+            auditor.set_params(time_limit=max(end - time.perf_counter(), 1e-3))
+
     auditor = ProbabilisticAuditor(
         default_estimator() if estimator is None else estimator,
         epsilon=epsilon,
@@ -65,10 +75,12 @@ def run_probabilistic_audit(
     ).fit(X, y)
     timings["fit"] = time.perf_counter() - start
     start = time.perf_counter()
+    remaining()
     ranges = auditor.viable_prediction_range()
     ranges["rashomon_capacity"] = auditor.rashomon_capacity().to_numpy()
     timings["ranges"] = time.perf_counter() - start
     start = time.perf_counter()
+    remaining()
     bounds = {
         "ambiguity": auditor.ambiguity_bounds(),
         "discrepancy": auditor.discrepancy_bounds(),

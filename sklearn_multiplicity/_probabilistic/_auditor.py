@@ -1,5 +1,6 @@
 """``ProbabilisticAuditor``: certified viable prediction ranges of a logistic model."""
 
+import time
 from numbers import Integral, Real
 
 import numpy as np
@@ -78,6 +79,11 @@ class ProbabilisticAuditor(
         for very large tables: every value is a certified bracket).
     n_jobs : int or None, default=None
         Parallel batches of the exact solver (joblib; ``-1``: every core).
+    time_limit : float or None, default=300
+        Seconds for the exact solver in each request (``fit`` excluded), like
+        ``max_iter``: when they run out, the ends still open keep certified
+        brackets (the closed forms or the solver's last), ranges are reported
+        with ``certified`` False and measures as bounds. ``None``: unlimited.
 
     Attributes
     ----------
@@ -144,6 +150,7 @@ class ProbabilisticAuditor(
         "tol": [Interval(Real, 0, 1, closed="neither")],
         "refine": [StrOptions({"all", "threshold", "none"})],
         "n_jobs": [Integral, None],
+        "time_limit": [Interval(Real, 0, None, closed="neither"), None],
     }
 
     def __init__(
@@ -155,6 +162,7 @@ class ProbabilisticAuditor(
         tol=1e-4,
         refine="all",
         n_jobs=None,
+        time_limit=300,
     ):
         self.estimator = estimator
         self.epsilon = epsilon
@@ -162,6 +170,7 @@ class ProbabilisticAuditor(
         self.tol = tol
         self.refine = refine
         self.n_jobs = n_jobs
+        self.time_limit = time_limit
 
     def _default(self):
         return LogisticRegression()
@@ -248,21 +257,34 @@ class ProbabilisticAuditor(
         return refine
 
     def _ranges(self, eps, threshold=None, rows=None):
-        """Certified ranges of the training rows (cached) or of ``rows``."""
+        """Certified ranges of the training rows (cached) or of ``rows``.
+
+        Ranges a time limit left open are solved again only when a request
+        comes with more time.
+        """
         eps, threshold = self._eps(eps), self._threshold(threshold)
         key = (eps, threshold, self.tol, self.refine)
         if rows is None and key in self._cache:
-            return self._cache[key]
+            ranges, limit = self._cache[key]
+            if ranges.complete or not _more_time(self.time_limit, limit):
+                return ranges
         ranges = self._level_set.ranges(
             self._rows if rows is None else rows,
             eps,
             self._refiner(threshold),
             self.tol,
             n_jobs=self.n_jobs,
+            end=self._end(),
         )
         if rows is None:
-            self._cache[key] = ranges
+            self._cache[key] = (ranges, self.time_limit)
         return ranges
+
+    def _end(self):
+        """When the exact solver of a request starting now must stop."""
+        if self.time_limit is None:
+            return None
+        return time.perf_counter() + self.time_limit
 
     def _new_rows(self, X):
         check_is_fitted(self)
@@ -397,3 +419,8 @@ class ProbabilisticAuditor(
         tags.classifier_tags.multi_class = False
         tags.input_tags.sparse = False
         return tags
+
+
+def _more_time(limit, before):
+    """Whether the time limit ``limit`` allows more than ``before`` did."""
+    return before is not None and (limit is None or limit > before)

@@ -28,6 +28,9 @@ class Ranges:
     bounds: ScoreBounds
     lower_models: np.ndarray
     upper_models: np.ndarray
+    #: Whether the exact solver settled every end asked of it (not stopped
+    #: by a time limit).
+    complete: bool = True
 
     def certified(self, tol):
         b = self.bounds
@@ -61,11 +64,13 @@ class LevelSet:
             self._ellipsoids[eps] = (outer, inner_ellipsoid(*args, R_outer=R))
         return self._ellipsoids[eps]
 
-    def ranges(self, rows, eps, refine, tol, n_jobs=None):
+    def ranges(self, rows, eps, refine, tol, n_jobs=None, end=None):
         """Certified ranges of the scores ``rows @ theta`` (rows augmented).
 
         ``refine(bounds)`` returns the masks ``(lower, upper)`` of the ends to
-        solve exactly; the rest keep their closed-form brackets.
+        solve exactly; the rest keep their closed-form brackets. The exact
+        solver stops at ``end`` (a ``time.perf_counter()`` value, ``None``:
+        never), leaving certified brackets.
         """
         outer, inner = self.ellipsoids(eps)
         baseline = rows @ self.theta0
@@ -85,14 +90,16 @@ class LevelSet:
             known_hi,
             tol,
             n_jobs=n_jobs,
+            end=end,
         )
+        complete = not np.any(prob_gap(lo, hi) > tol)
         k = hi_idx.size
         b.upper_in[hi_idx], b.upper_out[hi_idx] = lo[:k], hi[:k]
         b.lower_in[lo_idx], b.lower_out[lo_idx] = -lo[k:], -hi[k:]
         p, n = rows.shape[1], rows.shape[0]
         lower_models, upper_models = np.full((p, n), np.nan), np.full((p, n), np.nan)
         upper_models[:, hi_idx], lower_models[:, lo_idx] = thetas[:, :k], thetas[:, k:]
-        return Ranges(b, lower_models, upper_models)
+        return Ranges(b, lower_models, upper_models, complete)
 
     def attaining(self, ranges, index, row, end, eps):
         """A model of the level set whose score of ``row`` is the attained
@@ -108,7 +115,7 @@ class LevelSet:
         _, inner = self.ellipsoids(eps)
         return inner.extreme(row if end == "upper" else -row)
 
-    def maximisers(self, C, eps, tol, n_jobs=None):
+    def maximisers(self, C, eps, tol, n_jobs=None, end=None):
         """Models of the level set (p, K) maximising ``C[:, k] . theta``
         (within ``tol`` on the probability scale)."""
         outer, inner = self.ellipsoids(eps)
@@ -124,6 +131,7 @@ class LevelSet:
             mid_o + half_o,
             tol,
             n_jobs=n_jobs,
+            end=end,
         )
         missing = np.isnan(thetas).any(axis=0)
         for k in np.flatnonzero(missing):

@@ -141,7 +141,9 @@ class MeasuresMixin:
             weights.append((need <= np.quantile(need, share)).astype(float))
         C = np.column_stack([w @ direction for w in weights])
         C = C[:, np.linalg.norm(C, axis=0) > 0]
-        pushed = self._level_set.maximisers(C, eps, self.tol, n_jobs=self.n_jobs)
+        pushed = self._level_set.maximisers(
+            C, eps, self.tol, n_jobs=self.n_jobs, end=self._end()
+        )
         return np.column_stack(models + [pushed])
 
     def delta_ambiguity(self, eps=None, delta=0.1):

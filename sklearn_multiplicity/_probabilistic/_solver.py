@@ -17,6 +17,8 @@ for all their gradients) and keeps its Hessian while its margins move little
 (``_StaleHessians``); batches run in parallel with joblib.
 """
 
+import time
+
 import numpy as np
 from joblib import Parallel, delayed
 from scipy.special import expit
@@ -57,6 +59,9 @@ def solve_ends(objective, C, theta_c, F_c, level, lower, upper, tol, **kwargs):
         Stop when the bracket is this narrow on the probability scale.
     n_jobs : int or None, keyword
         Parallel batches (joblib).
+    end : float or None, keyword
+        ``time.perf_counter()`` value at which every batch stops where it
+        is; the brackets stay certified, only wider.
 
     Returns
     -------
@@ -96,7 +101,7 @@ def solve_ends(objective, C, theta_c, F_c, level, lower, upper, tol, **kwargs):
 
 
 def _solve_batch(
-    objective, C, theta_c, F_c, level, lower, upper, tol, max_iter=MAX_ITER
+    objective, C, theta_c, F_c, level, lower, upper, tol, max_iter=MAX_ITER, end=None
 ):
     p, K = C.shape
     lower, upper = lower.astype(float).copy(), upper.astype(float).copy()
@@ -119,7 +124,7 @@ def _solve_batch(
     if delta <= 0:
         active = active[:0]
     for _ in range(max_iter):
-        if active.size == 0:
+        if active.size == 0 or (end is not None and time.perf_counter() >= end):
             break
         th, cc, tt = theta[:, active], C[:, active], t[active]
         F, g, hh = objective.derivatives(th)

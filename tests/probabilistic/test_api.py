@@ -237,3 +237,26 @@ def test_invariant_to_translating_the_features(data):
     b = shifted.viable_prediction_range()
     assert b["certified"].all()
     np.testing.assert_allclose(a[["lower", "upper"]], b[["lower", "upper"]], atol=1e-5)
+
+
+def test_a_time_limit_leaves_certified_brackets_and_more_time_settles_them():
+    X, y = small_problem(3, n=300, d=6)
+    exact = ProbabilisticAuditor(epsilon=0.05, time_limit=None).fit(X, y)
+    full = exact.viable_prediction_range()
+    assert full["certified"].all()
+    limited = ProbabilisticAuditor(epsilon=0.05, time_limit=1e-9).fit(X, y)
+    quick = limited.viable_prediction_range()
+    assert not quick["certified"].all()  # the closed forms leave ends open
+    tol = 1e-4
+    assert np.all(quick["lower_bound"] <= full["lower"] + tol)
+    assert np.all(full["lower"] <= quick["lower"] + tol)
+    assert np.all(quick["upper"] <= full["upper"] + tol)
+    assert np.all(full["upper"] <= quick["upper_bound"] + tol)
+    low, high = limited.ambiguity_bounds()
+    assert low <= exact.ambiguity() <= high
+    # The same request with more time solves the ends again.
+    limited.set_params(time_limit=None)
+    np.testing.assert_allclose(
+        limited.viable_prediction_range()["upper"], full["upper"], atol=tol
+    )
+    assert limited.viable_prediction_range()["certified"].all()
