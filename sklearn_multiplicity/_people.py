@@ -29,8 +29,9 @@ class PeopleMixin:
 
         Parameters
         ----------
-        eps : float in [0, 1], default=None
-            Error tolerance; defaults to the ``epsilon`` parameter.
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
 
         Returns
         -------
@@ -48,8 +49,9 @@ class PeopleMixin:
         ----------
         index : int
             Row of the training data.
-        eps : float in [0, 1], default=None
-            Error tolerance; defaults to the ``epsilon`` parameter.
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
 
         Returns
         -------
@@ -67,8 +69,9 @@ class PeopleMixin:
 
         Parameters
         ----------
-        eps : float in [0, 1], default=None
-            Error tolerance; defaults to the ``epsilon`` parameter.
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
 
         Returns
         -------
@@ -94,8 +97,9 @@ class PeopleMixin:
 
         Parameters
         ----------
-        eps : float in [0, 1], default=None
-            Error tolerance; defaults to the ``epsilon`` parameter.
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
 
         Returns
         -------
@@ -133,8 +137,9 @@ class PeopleMixin:
         ----------
         X : array-like of shape (n_samples, n_features)
             New people.
-        eps : float in [0, 1], default=None
-            Error tolerance; defaults to the ``epsilon`` parameter.
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
 
         Returns
         -------
@@ -168,8 +173,9 @@ class PeopleMixin:
 
         Parameters
         ----------
-        eps : float in [0, 1], default=None
-            Error tolerance; defaults to the ``epsilon`` parameter.
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
 
         Returns
         -------

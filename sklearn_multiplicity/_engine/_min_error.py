@@ -5,9 +5,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._core import LevelSet, Status, constant_models, logistic_model, verify
+from .._core import LevelSet, Status, constant_models, in_class, logistic_model, verify
 from .._mip import IdentitySeparator, _formulations
 from ._state import in_class_or_repaired
+
+#: The error when no model of the class meets the constraints.
+NO_MODEL = (
+    "No model of the hypothesis class meets these constraints; relax them "
+    "(a larger max_gap or k, fewer fixed signs)."
+)
 
 #: Slack of the check that a solver's bound does not exceed a verified model.
 BOUND_SLACK = 1e-6
@@ -71,13 +77,19 @@ def solve_min_error(enc, backend, deadline, *, random_state=None, separator=None
     """
     candidates = constant_models(enc)
     candidates.append(logistic_model(enc, random_state=random_state))
-    warm = min((m for m in candidates if m is not None), key=lambda m: m.errors)
+    # Only models of the (constrained) class may start the search.
+    candidates = [m for m in candidates if m is not None and in_class(enc, m)]
+    if not candidates:
+        raise ValueError(NO_MODEL)
+    warm = min(candidates, key=lambda m: m.errors)
     mip = _formulations.min_error(enc, hint=enc.hint_from((warm.w, warm.b)))
     if enc.n_identities:
         separator = separator or IdentitySeparator(enc)
         mip = separator.restrict(mip, separator.base_rows)
     backend.time_limit = deadline.limit()
     result = backend.solve(mip)
+    if result.status == Status.INFEASIBLE:
+        raise ValueError(NO_MODEL)
 
     model = warm
     if result.has_solution:
@@ -113,7 +125,7 @@ def solve_min_error(enc, backend, deadline, *, random_state=None, separator=None
         status=Status.OPTIMAL if optimal else Status.FEASIBLE,
         gap=float(gap),
         warm_start=warm,
-        candidates=[m for m in candidates if m is not None],
+        candidates=candidates,
         mip=mip,
         result=result,
     )
