@@ -52,10 +52,22 @@ def dichotomies(points, signs=None, max_nonzero=None):
             for size in range(min(max_nonzero, d) + 1)
             for s in itertools.combinations(range(d), size)
         ]
+    points = np.asarray(points, dtype=float)
+    # Points that coincide on a support's columns get one label from it.
+    merged = [
+        None
+        if support is None
+        else np.unique(points[:, sorted(support)], axis=0, return_inverse=True)[
+            1
+        ].ravel()
+        for support in supports
+    ]
     found = []
     for bits in itertools.product([False, True], repeat=k):
         labels = np.array(bits, dtype=bool)
-        for support in supports:
+        for support, same in zip(supports, merged, strict=True):
+            if same is not None and _split(same, labels):
+                continue
             fixed = dict(signs or {})
             if support is not None:
                 fixed.update({j: 0 for j in range(d) if j not in support})
@@ -65,6 +77,14 @@ def dichotomies(points, signs=None, max_nonzero=None):
                 found.append(labels)
                 break
     return np.array(found)
+
+
+def _split(same, labels):
+    """Whether two points of one class of ``same`` get different labels."""
+    m = same.max(initial=-1) + 1
+    positive = np.bincount(same, weights=labels, minlength=m)
+    count = np.bincount(same, minlength=m)
+    return bool(np.any((positive > 0) & (positive < count)))
 
 
 def weight_range(points, labels, j, maximize, margin=1e-3, signs=None):

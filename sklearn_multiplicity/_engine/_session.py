@@ -9,13 +9,13 @@ explicitly.
 """
 
 import copy
+import dataclasses
 
 import numpy as np
 
 from .._core import (
     ClassBudget,
     PatternProblem,
-    in_class,
     make_hypothesis_class,
     verify,
 )
@@ -208,10 +208,7 @@ class AuditSession:
         baseline = np.zeros(problem.n_patterns, dtype=bool)
         active = problem.inverse >= 0
         baseline[problem.inverse[active]] = predictions[active]
-        own = self._in_class(coef, intercept)
-        if self.enc.constraints and (
-            own is None or not in_class(self.enc, own, tolerance=1e-6)
-        ):
+        if not self._meets_constraints(baseline, coef, intercept):
             raise ValueError(
                 "The baseline does not meet the constraints ("
                 + "; ".join(self.constraints)
@@ -227,9 +224,21 @@ class AuditSession:
         )
         self.per_class = ClassBudgetCertifier(self.state, self.solvers, self.ambiguity)
         self.state.record(fit.mip, fit.result)
-        for model in [fit.model, *fit.candidates, own]:
+        for model in [fit.model, *fit.candidates, self._in_class(coef, intercept)]:
             self.state.add_model(model)
         return fit
+
+    def _meets_constraints(self, baseline, coef, intercept):
+        """Whether the baseline (its weights, its pattern predictions) meets
+        every constraint of the class; its scale is irrelevant to them."""
+        if not self.enc.constraints:
+            return True
+        w, b = self.problem.from_original(
+            coef, intercept, scaled=self.hypothesis.scaled
+        )
+        model = dataclasses.replace(verify(self.enc, w, b), z=baseline)
+        slack = 1e-9 * max(1.0, np.abs(w).max(initial=0.0), abs(b))
+        return all(c.satisfied(self.enc, model, slack) for c in self.enc.constraints)
 
     @property
     def constraints(self):
