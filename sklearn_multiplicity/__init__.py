@@ -5,6 +5,13 @@ epsilon-level set of linear classifiers, certified by mixed-integer
 programming with Google OR-Tools.
 """
 
+from ._abstain import (
+    AbstainingClassifier,
+    coverage_score,
+    coverage_scorer,
+    decided_accuracy_score,
+    decided_accuracy_scorer,
+)
 from ._auditor import MultiplicityAuditor
 from ._classifier import ZeroOneLinearClassifier
 from ._competing import CompetingModel
@@ -18,6 +25,7 @@ from ._scorers import ambiguity_scorer, discrepancy_scorer
 __version__ = "0.1.0"
 
 __all__ = [
+    "AbstainingClassifier",
     "CertificationWarning",
     "CompetingModel",
     "EpsilonSuggestion",
@@ -29,6 +37,10 @@ __all__ = [
     "SamplingAuditor",
     "ZeroOneLinearClassifier",
     "ambiguity_scorer",
+    "coverage_score",
+    "coverage_scorer",
+    "decided_accuracy_score",
+    "decided_accuracy_scorer",
     "discrepancy_scorer",
     "suggest_epsilon",
     "__version__",
