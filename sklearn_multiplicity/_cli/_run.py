@@ -82,6 +82,8 @@ def run_audit(
     verbose=0,
     dataset=None,
     solver="auto",
+    constraints=None,
+    abstain=False,
 ):
     """Audit ``(X, y)`` exactly and by sampling; collect everything reported.
 
@@ -114,6 +116,11 @@ def run_audit(
         ...) copied into the report.
     solver : str or Backend, default="auto"
         MIP backend of the auditor.
+    constraints : list, default=None
+        Constraints on the baseline and the competing models
+        (:mod:`sklearn_multiplicity.constraints`).
+    abstain : bool, default=False
+        Also report abstention on the contestable people.
 
     Returns
     -------
@@ -129,6 +136,7 @@ def run_audit(
         random_state=random_state,
         verbose=verbose,
         solver=solver,
+        constraints=constraints,
     )
     with capped(deadline):
         stages = _Stages(deadline)
@@ -205,6 +213,7 @@ def run_audit(
             "solver": solver if isinstance(solver, str) else solver.name,
         },
         timings=timings,
+        abstain=abstain,
     )
 
 
