@@ -21,6 +21,14 @@ import numpy as np
 from .._core import TOLERANCE, Bounds, Status, verify
 from .._mip import _formulations
 from ._discrepancy import DiscrepancyResult
+from ._heuristics import (
+    _class_gap,
+    _cuts,
+    _running_argmin,
+    _with_gap,
+    distinct_directions,
+    pulled_directions,
+)
 from ._scheduling import Deadline
 
 
@@ -101,12 +109,36 @@ class ClassBudgetCertifier:
 
     # -- certification -------------------------------------------------------
     def _cheap(self, budget, deadline):
-        """Searches and LP screens at the pair's total (their models pooled)."""
+        """Searches and LP screens at the pair's total, then threshold shifts
+        within both budgets (their models pooled)."""
         if deadline.expired() or self.undetermined(budget).size == 0:
             return
         share = deadline.share(self.ambiguity.search_share)
-        self.ambiguity.search(budget.total, pulled=True, deadline=share)
+        directions = self.ambiguity.search(budget.total, pulled=True, deadline=share)
         self.ambiguity.screen(budget.total, deadline)
+        self.search(budget, directions, deadline=share)
+
+    def search(self, budget, directions=(), *, pulled=True, deadline=None):
+        """Threshold shifts within both budgets of ``directions`` and, with
+        ``pulled``, of the pooled directions and of logistic regressions
+        pulled towards each undecided pattern."""
+        state = self.state
+        todo = self.undetermined(budget)
+        if todo.size == 0:
+            return
+        directions = list(directions)
+        if pulled:
+            directions += [m.w for m in state.pool.models]
+            directions += pulled_directions(
+                state.enc, state.baseline, todo, deadline=deadline
+            )
+        directions = distinct_directions(directions)
+        for w, b in class_threshold_flips(
+            state.enc, directions, state.baseline, todo, budget
+        ):
+            fitted = state.enc.hypothesis.fit_model(state.problem, w, b)
+            if fitted is not None:
+                state.add_model(verify(state.enc, *fitted, source="threshold shift"))
 
     def certify(self, budget, deadline=None, progress=None):
         """Settle every pattern at ``budget``; the undecided ones."""
@@ -120,10 +152,14 @@ class ClassBudgetCertifier:
         )
         attempted = set()
         while not deadline.expired():
-            todo = [u for u in self.undetermined(budget) if u not in attempted]
-            if not todo:
+            todo = np.array(
+                [u for u in self.undetermined(budget) if u not in attempted], int
+            )
+            if not todo.size:
                 break
-            u = int(todo[0])
+            # Likeliest flips first (smallest LP bound on the overall error):
+            # each witness's direction then flips others by threshold shifts.
+            u = int(todo[np.lexsort((todo, state.lp_bound[todo]))[0]])
             attempted.add(u)
             witness = state.witness_of(u)
             hint = (
@@ -137,7 +173,9 @@ class ClassBudgetCertifier:
             state.record(mip, result)
             if result.has_solution:
                 w, b, _ = state.enc.decode(result.x)
-                state.add_model(verify(state.enc, w, b, source=mip.name))
+                model = state.add_model(verify(state.enc, w, b, source=mip.name))
+                if model is not None:
+                    self.search(budget, [model.w], pulled=False)
             if result.status == Status.INFEASIBLE:
                 proven[u] = True
             if progress is not None:
@@ -205,3 +243,46 @@ class ClassBudgetCertifier:
         out = DiscrepancyResult(Bounds(lower / total, upper / total), best)
         self.discrepancies[(budget, key)] = out
         return out
+
+
+def class_threshold_flips(enc, directions, baseline, candidates, budget):
+    """Thresholds of ``directions`` within both budgets that flip candidates.
+
+    Along a direction, moving the threshold up trades false positives for
+    false negatives, so the thresholds within both budgets are one run of
+    cuts; pattern ``u`` is flipped by the cuts on its far side. Per
+    candidate, the cut of fewest errors among those (cuts that would break
+    the class's margin are left out, as in ``threshold_flips``).
+
+    Returns
+    -------
+    list of (w, b)
+        Distinct models (unverified) flipping at least one candidate.
+    """
+    X = enc.X[: enc.n_train]
+    pos, neg = enc.problem.positive_weight, enc.problem.negative_weight
+    min_gap = _class_gap(enc)
+    candidates = np.asarray(candidates, dtype=np.int64)
+    found = {}
+    to_negative = baseline[candidates]
+    for w in directions:
+        if not np.any(w):
+            continue
+        if min_gap > 0:
+            w = w / np.abs(w).max()
+        s = X @ w
+        order, sorted_s, errors, thresholds = _cuts(s, pos, neg)
+        errors = _with_gap(errors, sorted_s, min_gap)
+        false_negatives = np.concatenate([[0.0], np.cumsum(pos[order])])
+        false_positives = np.concatenate([np.cumsum(neg[order][::-1])[::-1], [0.0]])
+        within = budget.admits(false_positives, false_negatives)
+        errors = np.where(within, errors, np.inf)
+        k = s.size
+        best_up_to = _running_argmin(errors)
+        best_from = k - _running_argmin(errors[::-1])[::-1]
+        rank_low = np.searchsorted(sorted_s, s[candidates], side="left")
+        rank_high = np.searchsorted(sorted_s, s[candidates], side="right")
+        chosen = np.where(to_negative, best_from[rank_high], best_up_to[rank_low])
+        for i in np.unique(chosen[np.isfinite(errors[chosen])]):
+            found.setdefault((id(w), int(i)), (w, -thresholds[i]))
+    return list(found.values())

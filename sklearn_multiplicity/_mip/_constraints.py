@@ -85,7 +85,7 @@ class Layout:
 
     ``w`` at ``0 .. p - 1``, ``b`` at ``p``, the pattern binaries at
     ``z_offset ..`` (``n_train`` training patterns first), then each
-    constraint's own variables from its ``aux_offset``.
+    constraint's own variables, in the order of the constraints.
     """
 
     p: int
@@ -105,7 +105,6 @@ class ConstraintRows:
 
     #: Variables of its own, placed after the pattern binaries.
     n_aux = 0
-    aux_offset = 0
 
     def weight_bounds(self, w_lower, w_upper):
         """The box of the canonical weights, tightened by the constraint."""
@@ -119,8 +118,9 @@ class ConstraintRows:
         """Values of its own variables for a model of weights ``w``."""
         return np.zeros(0)
 
-    def rows(self, layout):
-        """``(A, lower, upper)`` of its rows (``None``: no rows)."""
+    def rows(self, layout, aux_offset):
+        """``(A, lower, upper)`` of its rows (``None``: no rows); its own
+        variables start at column ``aux_offset``."""
         return None
 
     def satisfied(self, enc, model, tolerance):
@@ -183,8 +183,8 @@ class NonzeroRows(ConstraintRows):
     def aux_values(self, w):
         return (np.abs(np.asarray(w, dtype=float)) > 0).astype(float)
 
-    def rows(self, layout):
-        p, v = layout.p, self.aux_offset + np.arange(layout.p)
+    def rows(self, layout, aux_offset):
+        p, v = layout.p, aux_offset + np.arange(layout.p)
         j = np.arange(p)
         # w_j - hi_j v_j <= 0 and w_j - lo_j v_j >= 0, then sum v <= k.
         rows = np.concatenate([j, j, p + j, p + j, np.full(p, 2 * p)])
@@ -243,7 +243,7 @@ class RateGapRows(ConstraintRows):
         positive = self.share @ z / totals
         return 1.0 - positive if self.rate == "fnr" else positive
 
-    def rows(self, layout):
+    def rows(self, layout, aux_offset):
         totals = self.share.sum(axis=1)
         pairs = [(g, h) for g in range(len(totals)) for h in range(g + 1, len(totals))]
         if not pairs:

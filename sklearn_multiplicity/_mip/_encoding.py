@@ -180,8 +180,9 @@ def encode(problem, hypothesis, *, extra_patterns=None, cuts=True, constraints=(
     U = b_hi + np.maximum(X * w_lo, X * w_hi).sum(axis=1)
     z_offset = p + 1
     n_vars = z_offset + k
+    aux_offsets = []
     for constraint in constraints:
-        constraint.aux_offset = n_vars
+        aux_offsets.append(n_vars)
         n_vars += constraint.n_aux
 
     dense = np.column_stack([X, np.ones(k)])
@@ -216,8 +217,8 @@ def encode(problem, hypothesis, *, extra_patterns=None, cuts=True, constraints=(
             row_upper = np.concatenate([row_upper, np.ones(quads.shape[0])])
             n_identities = quads.shape[0]
     layout = Layout(p, k, n_train, n_vars, w_lo, w_hi)
-    for constraint in constraints:
-        rows = constraint.rows(layout)
+    for constraint, offset in zip(constraints, aux_offsets, strict=True):
+        rows = constraint.rows(layout, offset)
         if rows is not None:
             blocks.append(sp.csr_matrix(rows[0]))
             row_lower = np.concatenate([row_lower, rows[1]])

@@ -16,6 +16,14 @@ from sklearn_multiplicity import MultiplicityAuditor
 from sklearn_multiplicity.constraints import Signs
 
 
+def seeds(n, fast):
+    """``range(n)``, only the first ``fast`` in the default run (the others
+    are marked slow)."""
+    return [
+        i if i < fast else pytest.param(i, marks=pytest.mark.slow) for i in range(n)
+    ]
+
+
 def enumerated_ranges(truth, S, signs=None):
     """Per feature, the least and largest weight over the dichotomies ``S``."""
     d = truth.points.shape[1]
@@ -40,7 +48,7 @@ def expected_sign(low, high):
     return "either"
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", seeds(4, 2))
 def test_ranges_match_enumeration(seed):
     X, y = random_tiny(seed + 30, n=9, d=2, levels=3)
     auditor = MultiplicityAuditor(time_limit=20).fit(X, y)

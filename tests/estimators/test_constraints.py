@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from brute_force import Truth, baseline_truth, random_tiny
+from brute_force import Truth, baseline_truth, random_tiny, separable
 from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
@@ -21,6 +21,14 @@ from sklearn_multiplicity.backends import Backend, get_backend
 from sklearn_multiplicity.constraints import GroupRateGap, MaxNonzero, Signs
 
 EPSILONS = [0.0, 0.1, 0.3]
+
+
+def seeds(n, fast):
+    """``range(n)``, only the first ``fast`` in the default run (the others
+    are marked slow)."""
+    return [
+        i if i < fast else pytest.param(i, marks=pytest.mark.slow) for i in range(n)
+    ]
 
 
 def tiny(seed, d=2):
@@ -50,7 +58,7 @@ def check_audit(auditor, truth, z0, err0, label):
 SIGNS = [{0: 1}, {1: -1}, {0: -1, 1: 1}, {0: 0}]
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6, 2))
 def test_signs_match_enumeration(seed):
     X, y = tiny(seed)
     signs = SIGNS[seed % len(SIGNS)]
@@ -66,7 +74,7 @@ def test_signs_match_enumeration(seed):
         assert coef[j] * sign >= -1e-12 if sign else coef[j] == 0
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6, 2))
 def test_max_nonzero_matches_enumeration(seed):
     X, y = tiny(seed + 10, d=3)
     k = 1 + seed % 2
@@ -78,7 +86,7 @@ def test_max_nonzero_matches_enumeration(seed):
     check_audit(auditor, truth, z0, err0, f"k = {k}")
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6, 3))
 def test_group_rate_gap_matches_enumeration(seed):
     X, y = tiny(seed + 20)
     groups = np.array(list("ab") * 5)[: len(y)]
@@ -222,3 +230,23 @@ def test_no_model_meets_the_constraints_is_a_clear_error():
     )
     with pytest.raises(ValueError, match="No model of the hypothesis class meets"):
         clf.fit(X, y)
+
+
+def test_new_people_under_constraints_match_enumeration():
+    X, y = tiny(2)
+    signs = {0: 1}
+    auditor = MultiplicityAuditor(constraints=[Signs(signs)], time_limit=20)
+    auditor.fit(X, y)
+    truth, z0, err0 = baseline_truth(auditor, X, y, signs=signs)
+    grid = np.array([[a, b] for a in range(4) for b in range(4)], dtype=float)
+    for eps in [0.0, 0.3]:
+        sets = auditor.predict_set(grid, eps)
+        baseline = auditor.predict(grid) == 1
+        S = truth.level_set(err0, eps)
+        points = np.vstack([truth.points, np.zeros(2)])
+        for i, point in enumerate(grid):
+            points[-1] = point
+            expected = any(
+                separable(points, np.append(z, ~baseline[i]), signs) for z in S
+            )
+            assert sets[i].all() == expected, (eps, point)
