@@ -1,6 +1,7 @@
 """``SamplingAuditor``: the sampled ("ad hoc") estimate of predictive multiplicity."""
 
 import numbers
+import time
 import warnings
 
 import numpy as np
@@ -33,6 +34,19 @@ def _penalised_logistic(C, l1, random_state):
         random_state=random_state,
         **penalty,
     )
+
+
+def _coarse_to_fine(n):
+    """``range(n)`` in an order whose every prefix spreads over the range.
+
+    Every 2**k-th index before those in between (0, 8, 16, ..., 4, 12, ...,
+    then the odd ones), so a pool cut short still spans every ``C``.
+    """
+
+    def stride(j):
+        return (j & -j).bit_length() if j else n.bit_length() + 1
+
+    return sorted(range(n), key=lambda j: (-stride(j), j))
 
 
 def _check_n_models(n_models):
@@ -79,6 +93,11 @@ class SamplingAuditor(BaseEstimator):
         ``np.logspace(-4, 2, k)`` for each penalty (liblinear solver).
     random_state : int, RandomState instance or None, default=None
         Seeds the liblinear solver of the pooled models.
+    time_limit : float or None, default=None
+        Seconds for fitting the pool. When they run out the pool holds the
+        models fitted so far (at least one), taken alternately from both
+        penalties and spread over the range of ``C``; ``n_models_`` says how
+        many. ``None``: all ``n_models``.
     reference : {"baseline", "best"}, default="baseline"
         What the pooled models are compared with. ``"baseline"``: the level
         set around the baseline and flips of its predictions, a lower
@@ -145,11 +164,17 @@ class SamplingAuditor(BaseEstimator):
     """
 
     def __init__(
-        self, estimator=None, n_models=100, random_state=None, reference="baseline"
+        self,
+        estimator=None,
+        n_models=100,
+        random_state=None,
+        time_limit=None,
+        reference="baseline",
     ):
         self.estimator = estimator
         self.n_models = n_models
         self.random_state = random_state
+        self.time_limit = time_limit
         self.reference = reference
 
     @classmethod
@@ -162,6 +187,7 @@ class SamplingAuditor(BaseEstimator):
         *,
         n_models=100,
         random_state=None,
+        time_limit=None,
         reference="baseline",
     ):
         """Sampled estimate around the baseline of a fitted auditor.
@@ -180,6 +206,8 @@ class SamplingAuditor(BaseEstimator):
             Size of the pool, as in the constructor.
         random_state : int, RandomState instance or None, default=None
             Seeds the pooled models, as in the constructor.
+        time_limit : float or None, default=None
+            Seconds for fitting the pool, as in the constructor.
         reference : {"baseline", "best"}, default="baseline"
             What the pooled models are compared with, as in the constructor.
 
@@ -196,6 +224,7 @@ class SamplingAuditor(BaseEstimator):
             FrozenEstimator(auditor.estimator_),
             n_models=n_models,
             random_state=random_state,
+            time_limit=time_limit,
             reference=reference,
         )
         return sampling.fit(X, y, sample_weight=sample_weight)
@@ -255,18 +284,32 @@ class SamplingAuditor(BaseEstimator):
         return self
 
     def _fit_pool(self, Z, y, sample_weight, n_models):
+        if self.time_limit is not None and not (
+            isinstance(self.time_limit, numbers.Real) and self.time_limit >= 0
+        ):
+            raise ValueError(
+                "time_limit must be a non-negative number or None, got "
+                f"{self.time_limit!r}."
+            )
         rng = check_random_state(self.random_state)
         n_l1 = n_models // 2
         grid = [(C, True) for C in np.logspace(*C_RANGE, n_l1)]
         grid += [(C, False) for C in np.logspace(*C_RANGE, n_models - n_l1)]
-        models = []
+        seeds = [int(rng.randint(np.iinfo(np.int32).max)) for _ in grid]
+        l1 = _coarse_to_fine(n_l1)
+        l2 = [n_l1 + j for j in _coarse_to_fine(n_models - n_l1)]
+        order = [j for pair in zip(l2, l1, strict=False) for j in pair]
+        order += l2[len(l1) :] + l1[len(l2) :]
+        end = None if self.time_limit is None else time.perf_counter() + self.time_limit
+        models = {}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            for C, l1 in grid:
-                seed = int(rng.randint(np.iinfo(np.int32).max))
-                model = _penalised_logistic(C, l1, seed)
-                models.append(model.fit(Z, y, sample_weight=sample_weight))
-        return models
+            for j in order:
+                if models and end is not None and time.perf_counter() >= end:
+                    break
+                model = _penalised_logistic(*grid[j], seeds[j])
+                models[j] = model.fit(Z, y, sample_weight=sample_weight)
+        return [models[j] for j in sorted(models)]
 
     # -------------------------------------------------------------- measures
     def comparison(self):

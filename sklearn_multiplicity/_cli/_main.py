@@ -3,7 +3,8 @@
 :func:`main` runs the subcommand that :mod:`._arguments` parsed. Every
 failure the user can cause (a missing or unreadable file, a bad column, a
 non-binary target) ends with one ``error: ...`` line on stderr and exit code
-2, like argparse's usage errors.
+2, like argparse's usage errors; running out of memory ends the same way,
+with advice, and exit code 1.
 """
 
 import sys
@@ -17,6 +18,14 @@ from ._data import DataError, load_audit_data, load_demo_data
 
 #: Exit code of every user error (argparse uses it for usage errors too).
 USAGE_ERROR = 2
+#: Exit code when the machine runs out of a resource (memory).
+RESOURCE_ERROR = 1
+
+#: What to try when an audit does not fit in memory.
+MEMORY_ADVICE = (
+    "out of memory. Audit fewer rows (a sample) or fewer features, binarise "
+    "fewer columns (fewer distinct patterns), or use a machine with more memory."
+)
 
 _HANDLED = (ValueError, TypeError, OSError, pd.errors.ParserError)
 
@@ -134,7 +143,7 @@ def main(argv=None):
     Returns
     -------
     int
-        0 on success, 2 on a usage or data error.
+        0 on success, 2 on a usage or data error, 1 when memory runs out.
     """
     try:
         args = parse_arguments(argv)
@@ -149,5 +158,9 @@ def main(argv=None):
             _PENDING.clear()
             print(f"error: {_one_line(exc)}", file=sys.stderr)
             return USAGE_ERROR
+        except MemoryError:
+            _PENDING.clear()
+            print(f"error: {MEMORY_ADVICE}", file=sys.stderr)
+            return RESOURCE_ERROR
         _flush_diagnostics()
         return code

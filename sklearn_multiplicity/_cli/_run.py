@@ -1,6 +1,7 @@
 """Run a complete audit: fit, the values at epsilon, the path, the groups and
 the sampled estimate, each stage timed and all under one deadline."""
 
+import math
 import time
 
 import numpy as np
@@ -17,11 +18,13 @@ from ._report import AuditReport
 #: fit (the minimum-error MIP), ambiguity and discrepancy at ``epsilon``, the
 #: groups; the path takes the rest. Steps that only read what is known
 #: (evidence, the discrepancy model, the second reading after the path) get
-#: no time.
+#: no time. The sampled estimate, last, has ``SAMPLING_SHARE`` of the whole
+#: time to itself and whatever the others leave.
 FIT_SHARE = 0.3
 AMBIGUITY_SHARE = 0.4
 DISCREPANCY_SHARE = 0.5
 GROUPS_SHARE = 0.5
+SAMPLING_SHARE = 0.1
 
 
 class _Stages:
@@ -43,9 +46,7 @@ class _Stages:
 
     def within(self, share, func):
         """``func()`` with at most ``share`` of the time left (if limited)."""
-        if share >= 1.0:
-            return func()
-        with capped(self.deadline.share(share)):
+        with capped(self.deadline.share(min(share, 1.0))):
             return func()
 
 
@@ -139,7 +140,7 @@ def run_audit(
         constraints=constraints,
     )
     with capped(deadline):
-        stages = _Stages(deadline)
+        stages = _Stages(deadline.share(1.0 - SAMPLING_SHARE))
         stages.run("fit", lambda: auditor.fit(X, y, groups=groups), FIT_SHARE)
         suggestion = None
         if epsilon == "auto":
@@ -176,7 +177,8 @@ def run_audit(
                 share = read if again else GROUPS_SHARE
                 done[name] = stages.run(name, lambda: auditor.by_group(epsilon), share)
         sampling = stages.run(
-            "sampling", lambda: _sample(auditor, X, y, epsilon, n_models, random_state)
+            "sampling",
+            lambda: _sample(auditor, X, y, epsilon, n_models, random_state, deadline),
         )
     path, bounds, frame = done["path"], done["measures"], done.get("groups")
     timings = {**stages.timings, "total": sum(stages.timings.values())}
@@ -217,18 +219,32 @@ def run_audit(
     )
 
 
-def _sample(auditor, X, y, epsilon, n_models, random_state):
+def _sample(auditor, X, y, epsilon, n_models, random_state, deadline):
     """The sampled estimate around the baseline, re-based on the best pooled
     model when the baseline's level set holds none of them (then it would be
-    0 only because every pooled model is worse than the baseline)."""
-    sampling = SamplingAuditor.from_auditor(
-        auditor, X, y, n_models=n_models, random_state=random_state
-    )
+    0 only because every pooled model is worse than the baseline).
+
+    The pool gets what is left of ``deadline`` (at least one model is
+    fitted), half of it when a re-based pool may follow.
+    """
+
+    def pool(reference, share):
+        left = deadline.remaining()
+        limit = None if math.isinf(left) else max(share * left, 0.0)
+        return SamplingAuditor.from_auditor(
+            auditor,
+            X,
+            y,
+            n_models=n_models,
+            random_state=random_state,
+            time_limit=limit,
+            reference=reference,
+        )
+
+    sampling = pool("baseline", 0.5)
     if sampling.in_level_set(epsilon).any():
         return sampling
-    return SamplingAuditor.from_auditor(
-        auditor, X, y, n_models=n_models, random_state=random_state, reference="best"
-    )
+    return pool("best", 1.0)
 
 
 def _suggest(auditor, X, y, random_state):

@@ -8,6 +8,7 @@ from ._models import (
     ModelPool,
     constant_models,
     in_class,
+    logistic_fit,
     logistic_model,
     verify,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "constant_models",
     "error_ceiling",
     "in_class",
+    "logistic_fit",
     "logistic_model",
     "make_hypothesis_class",
     "verify",

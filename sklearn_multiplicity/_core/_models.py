@@ -60,10 +60,11 @@ def constant_models(enc):
     ]
 
 
-def logistic_model(enc, *, C=1.0, random_state=None):
-    """A logistic regression on the weighted patterns, scaled into the class.
+def logistic_fit(enc, *, C=1.0, random_state=None):
+    """``(w, b)`` of a logistic regression on the weighted training patterns.
 
-    Returns ``None`` when it cannot be placed in the class (margin too small).
+    In the canonical space of ``enc``, unscaled; ``None`` when there is no
+    direction to fit (one distinct pattern, or one class).
     """
     prob = enc.problem
     if enc.p == 0:  # one distinct pattern: only constant models exist
@@ -77,9 +78,20 @@ def logistic_model(enc, *, C=1.0, random_state=None):
         return None
     model = LogisticRegression(C=C, max_iter=1000, random_state=random_state)
     model.fit(both[keep], labels[keep], sample_weight=weights[keep])
-    fitted = enc.hypothesis.fit_model(
-        prob, model.coef_.ravel(), float(model.intercept_[0])
-    )
+    return model.coef_.ravel(), float(model.intercept_[0])
+
+
+def logistic_model(enc, *, C=1.0, random_state=None, fit=None):
+    """A logistic regression on the weighted patterns, scaled into the class.
+
+    ``fit`` reuses a :func:`logistic_fit` of the same ``C``. Returns ``None``
+    when it cannot be placed in the class (margin too small).
+    """
+    if fit is None:
+        fit = logistic_fit(enc, C=C, random_state=random_state)
+    if fit is None:
+        return None
+    fitted = enc.hypothesis.fit_model(enc.problem, *fit)
     if fitted is None:
         return None
     return verify(enc, *fitted, source=f"logistic regression (C={C:g})")

@@ -117,8 +117,12 @@ class AmbiguityCertifier:
             [m.w for m in state.pool.models] + list(extra_directions)
         )
         if pulled and todo.size:
+            # Half the search at most: the rotated thresholds below need time.
             directions += pulled_directions(
-                state.enc, state.baseline, todo, deadline=deadline
+                state.enc,
+                state.baseline,
+                todo,
+                deadline=None if deadline is None else deadline.share(0.5),
             )
         for model in heuristic_flip_models(
             state.enc, directions, state.baseline, todo, budget
@@ -146,13 +150,13 @@ class AmbiguityCertifier:
         todo = todo[~np.isfinite(state.lp_bound[todo])]  # each LP once
         if todo.size == 0 or deadline.expired():
             return
-        separator = self.solvers.separator()
+        separator = self.solvers.separator(deadline)
 
         def relax(u):
             if deadline.expired():
                 return None
             flip = _formulations.flip(state.enc, u, int(not state.baseline[u]))
-            return separator.relax(flip)
+            return separator.relax(flip, time_limit=deadline.limit())
 
         start = time.perf_counter()
         if self.solvers.n_jobs > 1:  # the LP solver releases the GIL
@@ -195,7 +199,7 @@ class AmbiguityCertifier:
         )
 
     # -- MIPs ------------------------------------------------------------------
-    def flip_mip(self, u, budget):
+    def flip_mip(self, u, budget, deadline=None):
         """The flip MIP of pattern ``u`` within ``budget``, with its LP's rows."""
         state = self.state
         witness = state.witness_of(u)
@@ -203,9 +207,9 @@ class AmbiguityCertifier:
         mip = _formulations.flip(
             state.enc, u, int(not state.baseline[u]), budget=budget, hint=hint
         )
-        return self.solvers.small(mip, state.flip_rows.get(u))[0]
+        return self.solvers.small(mip, state.flip_rows.get(u), deadline=deadline)[0]
 
-    def batch_mip(self, chunk, budget):
+    def batch_mip(self, chunk, budget, deadline=None):
         """A MIP feasible iff a model within ``budget`` flips a pattern of ``chunk``."""
         state = self.state
         weights = np.zeros(state.enc.X.shape[0])
@@ -225,7 +229,7 @@ class AmbiguityCertifier:
         mip = mip.with_rows(
             mip.objective.reshape(1, -1), [1.0 - mip.objective_offset], [np.inf]
         )
-        return self.solvers.small(mip)[0]
+        return self.solvers.small(mip, deadline=deadline)[0]
 
     def learn_flip(self, u, budget, result):
         """Learn what the flip MIP of pattern ``u`` at ``budget`` proved."""
@@ -253,7 +257,7 @@ class AmbiguityCertifier:
                 break
             n_chunks = min(self.solvers.n_jobs, todo.size)
             chunks = [c for c in np.array_split(todo, n_chunks) if c.size]
-            mips = [self.batch_mip(chunk, budget) for chunk in chunks]
+            mips = [self.batch_mip(chunk, budget, deadline) for chunk in chunks]
             results = self.solvers.solve_all(mips, deadline, first_solution=True)
             decided_any = False
             for chunk, mip, result in zip(chunks, mips, results, strict=True):
@@ -319,7 +323,7 @@ class AmbiguityCertifier:
                     batch.append(u)
                 if not batch:
                     break
-                mips = [self.flip_mip(u, budget) for u in batch]
+                mips = [self.flip_mip(u, budget, deadline) for u in batch]
                 results = self.solvers.solve_all(mips, deadline, not exact)
                 for u, mip, result in zip(batch, mips, results, strict=True):
                     learn(u, mip, result)
@@ -330,7 +334,7 @@ class AmbiguityCertifier:
             if u is None:
                 return None
             attempted[u] = True
-            mip = self.flip_mip(u, budget)
+            mip = self.flip_mip(u, budget, deadline)
             return Job(mip, partial(learn, u, mip), first_solution=not exact)
 
         self.solvers.hand_out(max(1, n_jobs), next_job, deadline)

@@ -177,7 +177,7 @@ class DiscrepancyCertifier:
             return request
         if not deadline.expired():
             request.mip, request.relaxation = self.disagreement_mip(
-                budget, weights, request.best, key
+                budget, weights, request.best, key, deadline=deadline
             )
         return request
 
@@ -237,7 +237,7 @@ class DiscrepancyCertifier:
             request.mip.hint = self.state.enc.hint_from((best.w, best.b))
         return True
 
-    def disagreement_mip(self, budget, weights, best=None, key="all"):
+    def disagreement_mip(self, budget, weights, best=None, key="all", *, deadline=None):
         """The disagreement MIP at ``budget`` with its LP relaxation.
 
         Patterns proven unflippable keep their baseline label; ``best`` (a
@@ -263,7 +263,7 @@ class DiscrepancyCertifier:
             mip.var_lower = mip.var_lower.copy()
             mip.var_upper = mip.var_upper.copy()
             mip.var_lower[columns] = mip.var_upper[columns] = state.baseline[fixed]
-        return self.solvers.small(mip)
+        return self.solvers.small(mip, deadline=deadline)
 
     # -- every budget at once --------------------------------------------------
     def envelope(self, budgets):

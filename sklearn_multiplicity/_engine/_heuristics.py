@@ -68,6 +68,34 @@ def _realised(enc, z, budget, source):
     return model if LevelSet.within(model.errors, budget) else None
 
 
+def best_thresholds(enc, directions, *, source="threshold"):
+    """The model of fewest errors on each direction, among the class's thresholds.
+
+    Each direction is scaled to ``max |w_j| = 1`` and cut only between scores
+    far enough apart for the class's margin, so the models lie in the class
+    even when the direction's own intercept leaves a pattern too close to
+    its hyperplane (common with thousands of distinct patterns).
+
+    Returns
+    -------
+    list of CanonicalModel
+        One verified model per non-zero direction.
+    """
+    X = enc.X[: enc.n_train]
+    pos, neg = enc.problem.positive_weight, enc.problem.negative_weight
+    _, _, b_lo, b_hi = enc.hypothesis.weight_bounds(enc.problem)
+    models = []
+    for w in directions:
+        if not np.any(w):
+            continue
+        w = w / np.abs(w).max()
+        _, sorted_s, errors, thresholds = _cuts(X @ w, pos, neg)
+        errors = _with_gap(errors, sorted_s, _class_gap(enc))
+        b = float(np.clip(-thresholds[int(np.argmin(errors))], b_lo, b_hi))
+        models.append(verify(enc, w, b, source=source))
+    return models
+
+
 def threshold_flips(enc, directions, baseline, candidates, *, min_gap=0.0):
     """Best threshold of each direction that flips each candidate.
 
@@ -209,8 +237,10 @@ def rotated_flip_models(
     a labelling within the budget that no threshold of that direction may
     realise with the class's margin; a rotated hyperplane often does. The
     max-margin LP (:func:`~.._mip.max_margin`) decides it and returns that
-    model. Candidates are taken cheapest first, and skipped once a model
-    found meanwhile flips them. Continuous classes only. ``tried`` (a set,
+    model. Candidates are taken dearest first (within the budget): the
+    threshold that flips the dearest also flips every candidate between it
+    and the baseline's, so one LP may settle many. A candidate is skipped
+    once a model found meanwhile flips it. Continuous classes only. ``tried`` (a set,
     updated) holds the labellings already decided, which are not tried again.
 
     Returns
@@ -226,10 +256,9 @@ def rotated_flip_models(
     open_[candidates] = True
     found, n_lps = [], 0
     X = enc.X[:k]
-    for j in np.argsort(errors, kind="stable"):
+    within = np.flatnonzero(LevelSet.within(errors, budget))
+    for j in within[np.argsort(-errors[within], kind="stable")]:
         u = candidates[j]
-        if not LevelSet.within(errors[j], budget):
-            break
         if not open_[u]:
             continue
         if (max_lps is not None and n_lps >= max_lps) or (

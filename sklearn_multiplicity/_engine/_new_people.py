@@ -53,7 +53,11 @@ def flip_new_patterns(
         cuts=cuts,
         constraints=state.enc.constraints,
     )
-    separator = IdentitySeparator(enc) if enc.n_identities else None
+    separator = (
+        IdentitySeparator(enc, time_limit=deadline.limit())
+        if enc.n_identities
+        else None
+    )
 
     def learn(w, b, source):
         model = in_class_or_repaired(enc, verify(enc, w, b, source=source))
@@ -70,7 +74,7 @@ def flip_new_patterns(
             enc, enc.n_train + j, int(not baseline_new[index]), budget=budget
         )
         if separator is not None:
-            mip, relaxation = separator.tighten(mip)
+            mip, relaxation = separator.tighten(mip, time_limit=deadline.limit())
             if relaxation.bound == np.inf:  # LP infeasible: no flip in budget
                 continue
             if relaxation.x is not None:  # the LP's own model may flip it

@@ -176,7 +176,7 @@ class AuditSession:
     # -- set-up ------------------------------------------------------------------
     def min_error(self, deadline):
         """The certified minimum error of the class (a :class:`MinErrorResult`)."""
-        separator = self.solvers.separator() if self.enc.n_identities else None
+        separator = self.solvers.separator(deadline) if self.enc.n_identities else None
         return solve_min_error(
             self.enc,
             copy.copy(self.backend),

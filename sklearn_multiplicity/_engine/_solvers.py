@@ -26,24 +26,31 @@ class Solvers:
         self.n_jobs = n_jobs
         self._separator = separator
 
-    def separator(self):
-        """The LP relaxations of the encoding (built on first use)."""
+    def separator(self, deadline=None):
+        """The LP relaxations of the encoding (built on first use).
+
+        Its first LP (of the minimum-error MIP) gets the next MIP's share of
+        ``deadline`` (``None``: unlimited).
+        """
         if self._separator is None:
-            self._separator = IdentitySeparator(self.enc)
+            limit = None if deadline is None else deadline.limit()
+            self._separator = IdentitySeparator(self.enc, time_limit=limit)
         return self._separator
 
-    def small(self, mip, rows=None):
+    def small(self, mip, rows=None, *, deadline=None):
         """``mip`` with only the identity rows its LP needs (``rows`` if known).
 
         Returns the small MIP and its LP relaxation (``None`` if ``rows`` were
-        given or there are no identity rows).
+        given or there are no identity rows). The LP gets the next MIP's
+        share of ``deadline`` (``None``: unlimited).
         """
         if not self.enc.n_identities:
             return mip, None
-        separator = self.separator()
+        separator = self.separator(deadline)
         if rows is not None:
             return separator.restrict(mip, rows), None
-        return separator.tighten(mip)
+        limit = None if deadline is None else deadline.limit()
+        return separator.tighten(mip, time_limit=limit)
 
     def backend_for(self, deadline, threads=None):
         """A copy of the backend limited to the next MIP's share of ``deadline``."""

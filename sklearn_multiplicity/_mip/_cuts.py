@@ -13,12 +13,27 @@ the LP relaxation of the 0-1 loss MIP far tighter.
 
 import numpy as np
 
+#: Pairs of patterns searched at most: a few int64 arrays of this length
+#: (about 200 MB in all), whatever the number of patterns.
+MAX_PAIRS = 4_000_000
 
-def affine_identities(patterns, *, max_identities=200_000):
+
+def affine_identities(patterns, *, weights=None, max_identities=200_000):
     """Quadruples ``(a, b, c, d)`` with ``x_a + x_b == x_c + x_d`` exactly.
 
     Only integer-valued patterns are searched: their pair sums are exact in
     floating point, so an identity found is an identity of the real data.
+    The search sorts all pairs of patterns, so with more than about 2,800
+    patterns (:data:`MAX_PAIRS` pairs) it is restricted to the heaviest
+    patterns: every identity returned is still exact, some are left out.
+
+    Parameters
+    ----------
+    patterns : array-like of shape (n_patterns, n_features)
+    weights : array-like of shape (n_patterns,), default=None
+        Weight of each pattern; the heaviest are searched first when not all
+        pairs can be. ``None`` keeps the first patterns.
+    max_identities : int, default=200_000
 
     Returns
     -------
@@ -31,35 +46,69 @@ def affine_identities(patterns, *, max_identities=200_000):
     empty = np.zeros((0, 4), dtype=np.int64)
     if k < 3 or np.any(patterns != np.round(patterns)):
         return empty
-    a, b = np.triu_indices(k)
-    groups = _equal_pair_sums(patterns.astype(np.int64), a, b)
-    quads = []
-    total = 0
-    for members in groups:
-        i, j = np.triu_indices(members.size, k=1)
-        left, right = members[i], members[j]
-        quad = np.column_stack([a[left], b[left], a[right], b[right]])
-        quads.append(quad)
-        total += quad.shape[0]
-        if total >= max_identities:
-            break
-    if not quads:
-        return empty
-    quads = np.concatenate(quads)[:max_identities]
+    searched = _searched_patterns(k, weights)
+    a, b = np.triu_indices(searched.size)
+    a, b = searched[a], searched[b]
+    runs = _equal_pair_sums(patterns.astype(np.int64), a, b)
+    quads = _pairs_within_runs(runs, max_identities)
     # Distinct patterns: equal pair sums with a shared member force the other
     # members equal, so every pair of pairs here is disjoint.
-    return quads.astype(np.int64)
+    return np.column_stack(
+        [a[quads[:, 0]], b[quads[:, 0]], a[quads[:, 1]], b[quads[:, 1]]]
+    )
+
+
+def _searched_patterns(k, weights):
+    """Indices of the patterns whose pairs fit in :data:`MAX_PAIRS`, sorted."""
+    # Largest m with m (m + 1) / 2 <= MAX_PAIRS.
+    m = min(k, int((np.sqrt(8 * MAX_PAIRS + 1) - 1) // 2))
+    if m == k:
+        return np.arange(k)
+    if weights is None:
+        return np.arange(m)
+    heaviest = np.argsort(-np.asarray(weights, float), kind="stable")[:m]
+    return np.sort(heaviest)
+
+
+def _pairs_within_runs(runs, max_identities):
+    """Every two members of each run, run after run, at most ``max_identities``.
+
+    Returns
+    -------
+    ndarray of shape (n, 2), dtype int
+        Indices (into the pairs) of the two members, first < second in run
+        order.
+    """
+    sizes = np.array([run.size for run in runs], dtype=np.int64)
+    counts = sizes * (sizes - 1) // 2
+    before = np.concatenate([[0], np.cumsum(counts)])
+    n_runs = int(np.searchsorted(before, max_identities, side="left"))
+    n_runs = min(n_runs, len(runs))
+    out = []
+    # Runs of one size at once: one index matrix per distinct size.
+    for size in np.unique(sizes[:n_runs]):
+        which = np.flatnonzero(sizes[:n_runs] == size)
+        members = np.stack([runs[r] for r in which])
+        i, j = np.triu_indices(int(size), k=1)
+        pairs = np.stack([members[:, i], members[:, j]], axis=-1)
+        out.append((np.repeat(which, i.size), pairs.reshape(-1, 2)))
+    if not out:
+        return np.zeros((0, 2), dtype=np.int64)
+    run_of = np.concatenate([r for r, _ in out])
+    pairs = np.concatenate([p for _, p in out])
+    order = np.argsort(run_of, kind="stable")
+    return pairs[order][:max_identities]
 
 
 def _equal_pair_sums(patterns, a, b, coefficients=None):
-    """Runs of pairs ``(a, b)`` with equal sums, in lexicographic order of the sum.
+    """Runs of pairs ``(a, b)`` with equal sums, in the order of their hash.
 
     Pair sums are compared through a random linear hash of the patterns
     (``hash(x_a + x_b) = hash(x_a) + hash(x_b)``, exact in wrapping integer
     arithmetic), so no ``n_pairs x n_features`` array is sorted; every run of
-    equal hashes is then checked on the sums themselves. Within a run, pairs
-    keep their index order. ``coefficients`` (int64, one per feature) fixes
-    the hash.
+    equal hashes is then checked on the sums themselves (in chunks, with no
+    loop over runs). Within a run, pairs keep their index order.
+    ``coefficients`` (int64, one per feature) fixes the hash.
     """
     if coefficients is None:
         rng = np.random.default_rng(0)
@@ -68,30 +117,51 @@ def _equal_pair_sums(patterns, a, b, coefficients=None):
         key = patterns @ coefficients
         pair_key = key[a] + key[b]
     order = np.argsort(pair_key, kind="stable")
-    cuts = np.flatnonzero(np.diff(pair_key[order])) + 1
+    sorted_key = pair_key[order]
+    del pair_key
+    cuts = np.flatnonzero(sorted_key[1:] != sorted_key[:-1]) + 1
+    del sorted_key
     starts = np.concatenate([[0], cuts])
     ends = np.concatenate([cuts, [order.size]])
-    runs, sums = [], []
     several = ends - starts > 1
-    for start, end in zip(starts[several], ends[several], strict=True):
+    starts, ends = starts[several], ends[several]
+    collided = _collided_runs(patterns, a, b, order, starts, ends)
+    runs = []
+    for r, (start, end) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
         members = order[start:end]
-        run_sums = patterns[a[members]] + patterns[b[members]]
-        if np.all(run_sums == run_sums[0]):
+        if not collided[r]:
             runs.append(members)
-            sums.append(run_sums[0])
             continue
         # A hash collision: split the run by the sums themselves.
-        distinct, inverse = np.unique(run_sums, axis=0, return_inverse=True)
-        for g in range(distinct.shape[0]):
+        run_sums = patterns[a[members]] + patterns[b[members]]
+        _, inverse = np.unique(run_sums, axis=0, return_inverse=True)
+        for g in range(inverse.max() + 1):
             subset = members[inverse.ravel() == g]
             if subset.size > 1:
                 runs.append(subset)
-                sums.append(distinct[g])
-    if not runs:
-        return []
-    sums = np.array(sums)
-    by_sum = np.lexsort(sums.T[::-1])
-    return [runs[g] for g in by_sum]
+    return runs
+
+
+def _collided_runs(patterns, a, b, order, starts, ends, chunk=65_536):
+    """Whether each run (``order[start:end]``) holds pairs of different sums."""
+    collided = np.zeros(starts.size, dtype=bool)
+    if starts.size == 0:
+        return collided
+    lengths = ends - starts
+    run_of = np.repeat(np.arange(starts.size), lengths)
+    offset = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+    position = np.arange(run_of.size) + offset
+    for c in range(0, position.size, chunk):
+        pos, run = position[c : c + chunk], run_of[c : c + chunk]
+        first = order[starts[run]]
+        members = order[pos]
+        differ = np.any(
+            patterns[a[members]] + patterns[b[members]]
+            != patterns[a[first]] + patterns[b[first]],
+            axis=1,
+        )
+        collided[run[differ]] = True
+    return collided
 
 
 def identity_rows(quads, z_offset, n_vars):

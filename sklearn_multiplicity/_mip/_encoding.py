@@ -208,7 +208,7 @@ def encode(problem, hypothesis, *, extra_patterns=None, cuts=True, constraints=(
     n_identities = 0
     quads = np.zeros((0, 4), dtype=np.int64)
     if cuts:
-        quads = affine_identities(problem.patterns)
+        quads = affine_identities(problem.patterns, weights=problem.pattern_weight)
         if quads.shape[0]:
             r, c, v = identity_rows(quads, z_offset, n_vars)
             # Coincident entries (a == b) add up to 2 in COO -> CSR.

@@ -27,6 +27,7 @@ both bounds the MIP and solves it; otherwise its direction still seeds
 threshold shifts (:mod:`._heuristics`).
 """
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -79,9 +80,11 @@ class IdentitySeparator:
     enc : Encoding
         Variables and rows of the MIPs; its identity rows are separated
         lazily instead of being added at once.
+    time_limit : float or None, default=None
+        Seconds for the minimum-error LP that every later LP starts from.
     """
 
-    def __init__(self, enc):
+    def __init__(self, enc, *, time_limit=None):
         self.enc = enc
         self.identities = (
             enc.identities if enc.identities is not None else np.zeros((0, 4), int)
@@ -94,7 +97,9 @@ class IdentitySeparator:
         # Every LP starts from the identity rows that the minimum-error LP
         # needed (computed once, before any thread shares the separator).
         self.base_rows = np.zeros(0, dtype=np.int64)
-        self.base_rows = self.relax(_formulations.min_error(enc)).rows
+        self.base_rows = self.relax(
+            _formulations.min_error(enc), time_limit=time_limit
+        ).rows
 
     # -- MIPs with fewer identity rows ----------------------------------------
     def _row_split(self, mip):
@@ -110,17 +115,23 @@ class IdentitySeparator:
         keep = np.concatenate([other[:first], first + np.sort(rows), other[first:]])
         return mip.with_rows_only(keep)
 
-    def tighten(self, mip):
+    def tighten(self, mip, *, time_limit=None):
         """``(small_mip, relaxation)``: :meth:`relax`, then :meth:`restrict`."""
-        relaxation = self.relax(mip)
+        relaxation = self.relax(mip, time_limit=time_limit)
         rows = relaxation.rows
         if rows.size == 0:
             rows = self.base_rows
         return self.restrict(mip, rows), relaxation
 
     # -- the LP ----------------------------------------------------------------
-    def relax(self, mip):
-        """The LP relaxation of ``mip`` (built on this encoding), separated."""
+    def relax(self, mip, *, time_limit=None):
+        """The LP relaxation of ``mip`` (built on this encoding), separated.
+
+        ``time_limit`` (seconds, ``None``: unlimited) bounds all its rounds;
+        when it stops them, the last LP solved still bounds the MIP (the
+        trivial bound when none was).
+        """
+        end = None if time_limit is None else time.perf_counter() + time_limit
         other = self._row_split(mip)
         A_other = mip.A[other]
         lo, hi = mip.row_lower[other], mip.row_upper[other]
@@ -136,7 +147,15 @@ class IdentitySeparator:
         trivial = -sign * np.inf  # nothing proven
         value, x = trivial, None
         for _ in range(MAX_ROUNDS):
-            result = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs")
+            options = {}
+            if end is not None:
+                left = end - time.perf_counter()
+                if left <= 0:
+                    break
+                options["time_limit"] = left
+            result = linprog(
+                c, A_ub=A, b_ub=b, bounds=bounds, method="highs", options=options
+            )
             self.n_lps += 1
             if result.status == 2:  # infeasible: so is the MIP
                 return Relaxation(sign * np.inf, None, active)
@@ -153,9 +172,10 @@ class IdentitySeparator:
             active = np.union1d(active, more)
         return Relaxation(value, x, active)
 
-    def flip_bound(self, pattern, label):
+    def flip_bound(self, pattern, label, *, time_limit=None):
         """Certified lower bound on the fewest errors with ``pattern -> label``."""
-        return self.relax(_formulations.flip(self.enc, pattern, label)).bound
+        flip = _formulations.flip(self.enc, pattern, label)
+        return self.relax(flip, time_limit=time_limit).bound
 
     def _with_rows(self, A, b, which):
         """``A x <= b`` with the identity rows ``which`` appended (both sides)."""

@@ -371,3 +371,24 @@ def test_sampling_is_rebased_when_no_pooled_model_is_in_the_level_set(tmp_path, 
     assert report["sampling"]["label"] == "sampling (among sampled models)"
     assert "most accurate" in report["sampling"]["compares"]
     assert "Sampling: " in out and "not a bound on the exact values" in out
+
+
+def test_running_out_of_memory_ends_in_one_line_with_advice(
+    tmp_path, capsys, csv, monkeypatch
+):
+    def allocate(*args, **kwargs):
+        # What numpy raises when an array does not fit (a MemoryError).
+        return np.empty((2**40, 2**10))
+
+    monkeypatch.setattr(
+        "sklearn_multiplicity._mip._encoding.affine_identities", allocate
+    )
+    code, out, err = run(
+        capsys, "audit", csv, "--target", "outcome", "--out", tmp_path / "o", *FAST
+    )
+    assert code == 1
+    assert "Traceback" not in err
+    assert err.strip().splitlines() == [err.strip()]
+    assert err.startswith("error: out of memory.")
+    assert "fewer rows" in err
+    assert not (tmp_path / "o").exists()

@@ -3,8 +3,9 @@ import pytest
 from brute_force import random_tiny
 
 from sklearn_multiplicity._core._hypothesis import BoxMargin
+from sklearn_multiplicity._core._models import in_class
 from sklearn_multiplicity._core._problem import PatternProblem
-from sklearn_multiplicity._engine._heuristics import threshold_flips
+from sklearn_multiplicity._engine._heuristics import best_thresholds, threshold_flips
 from sklearn_multiplicity._mip import encode
 
 
@@ -128,3 +129,25 @@ def test_disagreement_search_finds_sound_models_of_the_class(seed):
         assert in_class(enc, model, tolerance=1e-6)
         assert model.errors <= budget
         assert weight[model.z[: enc.n_train] != baseline].sum() <= exact
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_best_thresholds_are_the_best_margin_keeping_models_of_a_direction(seed):
+    X, y = random_tiny(seed, n=60, d=3, levels=5, noise=0.3)
+    problem = PatternProblem.from_data(X, y, np.ones(len(y)))
+    hypothesis = BoxMargin(margin=0.05)
+    enc = encode(problem, hypothesis, cuts=False)
+    rng = np.random.default_rng(seed)
+    directions = [rng.normal(size=enc.p) for _ in range(3)]
+    models = best_thresholds(enc, directions)
+    assert len(models) == len(directions)
+    for w, model in zip(directions, models, strict=True):
+        assert in_class(enc, model)
+        w = w / np.abs(w).max()
+        scores = enc.X[: enc.n_train] @ w
+        cuts = np.unique(scores)
+        wide = np.diff(cuts) >= 2 * hypothesis.margin * (1 + 1e-5)
+        middles = 0.5 * (cuts[1:] + cuts[:-1])[wide]
+        thresholds = np.concatenate([[cuts[0] - 1.0], middles, [cuts[-1] + 1.0]])
+        expected = min(problem.errors(scores > t) for t in thresholds)
+        assert model.errors == expected

@@ -138,3 +138,32 @@ def test_unknown_reference_is_refused():
     X, y = small_data(9)
     with pytest.raises(ValueError, match="reference"):
         SamplingAuditor(n_models=4, reference="worst").fit(X, y)
+
+
+def test_time_limit_cuts_the_pool_short_but_keeps_one_model_of_each_kind():
+    X, y = small_data(3)
+    full = SamplingAuditor(n_models=20, random_state=0).fit(X, y)
+    none = SamplingAuditor(n_models=20, random_state=0, time_limit=0).fit(X, y)
+    assert none.n_models_ == len(none.models_) == 1
+    assert none.flips_.shape == (1, X.shape[0])
+    # The models fitted are the same models as without a limit.
+    first = none.models_[0]
+    same = [m for m in full.models_ if m.get_params() == first.get_params()]
+    np.testing.assert_array_equal(same[0].coef_, first.coef_)
+    unlimited = SamplingAuditor(n_models=20, random_state=0, time_limit=1e6).fit(X, y)
+    np.testing.assert_array_equal(unlimited.model_errors_, full.model_errors_)
+
+
+def test_pool_order_spreads_over_penalties_and_strengths():
+    from sklearn_multiplicity._sampling import _coarse_to_fine
+
+    order = _coarse_to_fine(10)
+    assert sorted(order) == list(range(10))
+    assert order[:3] == [0, 8, 4]
+
+
+@pytest.mark.parametrize("time_limit", [-1, "soon"])
+def test_bad_time_limit_raises(time_limit):
+    X, y = small_data(3)
+    with pytest.raises(ValueError, match="time_limit"):
+        SamplingAuditor(n_models=4, time_limit=time_limit).fit(X, y)

@@ -45,7 +45,9 @@ def test_hash_collisions_are_split_by_the_sums_themselves():
     # collisions between different sums, which must not be grouped.
     colliding = _equal_pair_sums(patterns, a, b, np.ones(3, dtype=np.int64))
     exact = _equal_pair_sums(patterns, a, b)
-    assert [run.tolist() for run in colliding] == [run.tolist() for run in exact]
+    assert sorted(run.tolist() for run in colliding) == sorted(
+        run.tolist() for run in exact
+    )
     for run in exact:
         sums = patterns[a[run]] + patterns[b[run]]
         assert np.all(sums == sums[0])
@@ -54,3 +56,41 @@ def test_hash_collisions_are_split_by_the_sums_themselves():
 def test_fractional_or_tiny_data_have_no_identities():
     assert affine_identities(np.array([[0.5, 1.0], [1.0, 0.0], [0.0, 0.0]])).size == 0
     assert affine_identities(np.array([[0.0], [1.0]])).size == 0
+
+
+def test_beyond_max_pairs_only_the_heaviest_patterns_are_searched(monkeypatch):
+    rng = np.random.default_rng(5)
+    patterns = np.unique(rng.integers(0, 3, size=(30, 3)), axis=0).astype(float)
+    k = len(patterns)
+    weights = rng.integers(1, 50, size=k)
+    monkeypatch.setattr("sklearn_multiplicity._mip._cuts.MAX_PAIRS", 55)  # 10 patterns
+    quads = affine_identities(patterns, weights=weights)
+    heaviest = set(np.argsort(-weights, kind="stable")[:10].tolist())
+    assert len(quads) > 0
+    assert set(quads.ravel().tolist()) <= heaviest
+    # Exactly the identities among those patterns, each still exact.
+    kept = np.array(sorted(heaviest))
+    among = {
+        frozenset(frozenset(kept[list(pair)].tolist()) for pair in identity)
+        for identity in identities_by_definition(patterns[kept])
+    }
+    assert as_set(quads) == among
+
+
+def test_identity_search_memory_does_not_grow_with_all_pairs():
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    # 6,000 distinct binary patterns: all 18 million pairs would need
+    # several int64 arrays of 144 MB each.
+    patterns = np.unique(rng.integers(0, 2, size=(7000, 16)), axis=0)
+    patterns = np.vstack([patterns, rng.integers(0, 3, size=(6000, 16))])
+    patterns = np.unique(patterns, axis=0)[:6000].astype(float)
+    tracemalloc.start()
+    try:
+        quads = affine_identities(patterns, weights=np.ones(len(patterns)))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(quads) > 0
+    assert peak < 300e6

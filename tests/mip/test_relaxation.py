@@ -175,3 +175,18 @@ def test_mips_with_only_their_lp_rows_keep_their_optimum(seed):
         else:
             assert full.status == "infeasible"
     assert n_smaller > 0
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_time_limited_lp_still_bounds_the_flip_optimum(seed):
+    enc = encoding(seed)
+    separator = IdentitySeparator(enc, time_limit=0)
+    assert separator.base_rows.size == 0  # no LP solved in no time
+    backend = get_backend("highs", time_limit=20)
+    for u in range(enc.n_train):
+        mip = _formulations.flip(enc, u, 0)
+        assert separator.relax(mip, time_limit=0).bound == -np.inf
+        bound = separator.relax(mip, time_limit=5).bound
+        result = backend.solve(mip)
+        if result.has_solution:
+            assert bound <= result.objective + 1e-6
