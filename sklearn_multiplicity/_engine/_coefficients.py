@@ -56,7 +56,11 @@ def coefficient_ranges(state, solvers, budget, deadline):
     for j in range(enc.p):
         ends = []
         for maximize in (False, True):
-            ends.append(_end(state, solvers, budget, deadline, j, maximize))
+            # Each MIP gets an equal share of the time left, so that one
+            # hard end does not starve the others.
+            n_left = 2 * (enc.p - j) - int(maximize)
+            share = deadline.share(1.0 / n_left)
+            ends.append(_end(state, solvers, budget, share, j, maximize))
         (least, low_model), (largest, high_model) = ends
         least = Bounds(max(least.lower, w_lo[j]), least.upper)
         largest = Bounds(largest.lower, min(largest.upper, w_hi[j]))
@@ -71,7 +75,9 @@ def _end(state, solvers, budget, deadline, j, maximize):
     best = max(state.pool.within(budget), key=lambda m: sign * m.w[j], default=None)
     w_lo, w_hi, _, _ = enc.weight_bounds()
     outer = w_hi[j] if maximize else w_lo[j]
-    if not deadline.expired():
+    # A pooled model at the edge of the weight box attains this end already.
+    attained = best is not None and abs(best.w[j] - outer) <= TOLERANCE
+    if not attained and not deadline.expired():
         hint = None if best is None else enc.hint_from((best.w, best.b))
         mip = _formulations.coefficient(enc, j, budget, maximize=maximize, hint=hint)
         mip, relaxation = solvers.small(mip)
