@@ -124,8 +124,6 @@ def solve_min_error(enc, backend, deadline, *, random_state=None, separator=None
             subsets_bound = np.ceil(subsets_bound - BOUND_SLACK)
     backend.time_limit = deadline.limit()
     result = backend.solve(mip)
-    if result.status == Status.INFEASIBLE:
-        raise ValueError(NO_MODEL)
 
     model = warm
     if result.has_solution:

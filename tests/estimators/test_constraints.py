@@ -5,19 +5,17 @@ meeting the constraints realises (``brute_force.dichotomies`` with signs or
 a largest support; group rates filtered from the dichotomies).
 """
 
-import math
-
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from brute_force import Truth, baseline_truth, random_tiny, separable
 from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 
 from sklearn_multiplicity import MultiplicityAuditor, ZeroOneLinearClassifier
-from sklearn_multiplicity._mip._program import MIPResult
-from sklearn_multiplicity.backends import Backend, get_backend
+from sklearn_multiplicity._mip._constraints import ConstraintRows
 from sklearn_multiplicity.constraints import GroupRateGap, MaxNonzero, Signs
 
 EPSILONS = [0.0, 0.1, 0.3]
@@ -211,25 +209,32 @@ def test_constraints_that_cannot_bind():
         ZeroOneLinearClassifier(constraints=[Signs({2: 1})]).fit(constant, y)
 
 
-class InfeasibleMinError(Backend):
-    """Proves the minimum-error MIP infeasible (HiGHS solves the others)."""
+class Unmeetable(ConstraintRows):
+    """A constraint no model meets (the row ``0 = 1``)."""
 
-    name = "infeasible-min-error"
+    def rows(self, layout, aux_offset):
+        return sp.csr_matrix((1, layout.n_vars)), np.ones(1), np.ones(1)
 
-    def _solve(self, mip, *, first_solution=False):
-        if mip.kind != "min_error":
-            highs = get_backend("highs", time_limit=self.time_limit, threads=1)
-            return highs._solve(mip, first_solution=first_solution)
-        return MIPResult("infeasible", None, math.nan, math.inf, 0.0, self.name, "")
+    def satisfied(self, enc, model, tolerance):
+        return False
+
+    def describe(self):
+        return "unmeetable"
+
+
+class NoModel:
+    """A new constraint is one class with ``bind``."""
+
+    def bind(self, context):
+        return Unmeetable()
 
 
 def test_no_model_meets_the_constraints_is_a_clear_error():
     X, y = tiny(8)
-    clf = ZeroOneLinearClassifier(
-        solver=InfeasibleMinError(), constraints=[MaxNonzero(1)]
-    )
     with pytest.raises(ValueError, match="No model of the hypothesis class meets"):
-        clf.fit(X, y)
+        ZeroOneLinearClassifier(constraints=[NoModel()]).fit(X, y)
+    with pytest.raises(ValueError, match="No model of the hypothesis class meets"):
+        MultiplicityAuditor(constraints=[NoModel()]).fit(X, y)
 
 
 def test_new_people_under_constraints_match_enumeration():
