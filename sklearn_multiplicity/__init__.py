@@ -6,6 +6,13 @@ programming with Google OR-Tools; certified viable prediction ranges of
 logistic models over their log-loss level set.
 """
 
+from ._abstain import (
+    AbstainingClassifier,
+    coverage_score,
+    coverage_scorer,
+    decided_accuracy_score,
+    decided_accuracy_scorer,
+)
 from ._auditor import MultiplicityAuditor
 from ._classifier import ZeroOneLinearClassifier
 from ._competing import CompetingModel
@@ -25,6 +32,7 @@ from ._scorers import ambiguity_scorer, discrepancy_scorer
 __version__ = "0.1.0"
 
 __all__ = [
+    "AbstainingClassifier",
     "CertificationWarning",
     "CompetingModel",
     "EpsilonSuggestion",
@@ -38,6 +46,10 @@ __all__ = [
     "ViablePredictionRangeDisplay",
     "ZeroOneLinearClassifier",
     "ambiguity_scorer",
+    "coverage_score",
+    "coverage_scorer",
+    "decided_accuracy_score",
+    "decided_accuracy_scorer",
     "discrepancy_scorer",
     "probabilistic_ambiguity_scorer",
     "suggest_epsilon",

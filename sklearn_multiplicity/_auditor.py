@@ -16,16 +16,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._baseline import Baseline, BaselineDelegationMixin, fit_baseline
 from ._classifier import SOLVER_CONSTRAINTS, ZeroOneLinearClassifier
-from ._core._validation import (
-    check_binary_target,
-    check_epsilon,
-    check_weights,
-    resolve_threads,
-)
+from ._core._validation import check_binary_target, check_weights, resolve_threads
 from ._engine import STRATEGIES, AuditSession, Deadline
 from ._exceptions import ProblemSizeWarning
 from ._paths import PathMixin, progress_bar
 from ._people import PeopleMixin, warn_uncertified
+from ._requests import RequestMixin
 
 #: Distinct patterns above which exact audits rarely finish in minutes.
 LARGE_PROBLEM_PATTERNS = 2000
@@ -36,6 +32,7 @@ HIGH_DIMENSION = 30
 
 
 class MultiplicityAuditor(
+    RequestMixin,
     PeopleMixin,
     PathMixin,
     BaselineDelegationMixin,
@@ -62,9 +59,11 @@ class MultiplicityAuditor(
         is. Unfrozen estimators are cloned and fitted on ``(X, y)``.
         ``None``: :class:`ZeroOneLinearClassifier` with this auditor's solver
         settings.
-    epsilon : float, default=0.01
+    epsilon : float or dict, default=0.01
         Default error tolerance of the level set, a share of the training
-        set in [0, 1].
+        set in [0, 1]; or a dict of one tolerance per class label, on that
+        class's error rate (false positives and false negatives bounded
+        apart). Every ``eps=`` argument takes either.
     solver : {"auto", "highs", "scip", "cpsat"} or Backend, default="auto"
         MIP backend, as in :class:`ZeroOneLinearClassifier` (``"auto"``:
         HiGHS, and SCIP for the discrepancy MIPs).
@@ -100,6 +99,10 @@ class MultiplicityAuditor(
     verbose : int, default=0
         ``>= 1``: progress bars for flip MIPs and the discrepancy MIPs of
         ``path``; ``> 1``: solver logs.
+    constraints : list, default=None
+        Constraints from :mod:`sklearn_multiplicity.constraints` that the
+        baseline and every model of the level sets meet (the default
+        baseline is 0-1 optimal under them).
 
     Attributes
     ----------
@@ -126,6 +129,8 @@ class MultiplicityAuditor(
         Affine-identity inequalities of the encoding.
     hypothesis_class_ : str
         The class over which every result is exact.
+    constraints_ : list of str
+        The constraints in force, one line each.
     session_ : AuditSession
         The engine of the audit: everything certified so far, shared by all
         requests (advanced use).
@@ -162,7 +167,7 @@ class MultiplicityAuditor(
     _parameter_constraints: dict = {
         **SOLVER_CONSTRAINTS,
         "estimator": "no_validation",  # fit_baseline names what it supports
-        "epsilon": [Interval(Real, 0, 1, closed="both")],
+        "epsilon": [Interval(Real, 0, 1, closed="both"), dict],
         "total_time_limit": [Interval(Real, 0, None, closed="neither"), None],
         "strategy": [StrOptions(set(STRATEGIES))],
     }
@@ -183,6 +188,7 @@ class MultiplicityAuditor(
         n_jobs=None,
         random_state=None,
         verbose=0,
+        constraints=None,
     ):
         self.estimator = estimator
         self.epsilon = epsilon
@@ -197,6 +203,7 @@ class MultiplicityAuditor(
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.constraints = constraints
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=False)
@@ -214,7 +221,8 @@ class MultiplicityAuditor(
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weight of every row.
         groups : array-like of shape (n_samples,), default=None
-            Group of every training person (e.g. race) for :meth:`by_group`.
+            Group of every training person (e.g. race) for :meth:`by_group`
+            and for a ``GroupRateGap`` constraint without groups of its own.
 
         Returns
         -------
@@ -256,12 +264,13 @@ class MultiplicityAuditor(
         self.n_patterns_ = session.problem.n_patterns
         self.n_identities_ = session.enc.n_identities
         self.hypothesis_class_ = session.hypothesis.describe()
+        self.constraints_ = session.constraints
         _warn_if_outside_class(session, fit.lower_bound, self.baseline_errors_)
         return self
 
     def _default(self):
         names = ["solver", "time_limit", "margin", "weights", "max_weight", "cuts"]
-        names += ["n_jobs", "random_state"]
+        names += ["n_jobs", "random_state", "constraints"]
         return ZeroOneLinearClassifier(**{n: getattr(self, n) for n in names})
 
     @property
@@ -271,30 +280,6 @@ class MultiplicityAuditor(
         return [entry.as_dict() for entry in self.session_.log]
 
     # -------------------------------------------------------------- measures
-    def _request(self, eps):
-        """Validate a request's settings; its tolerance, budget and deadline."""
-        check_is_fitted(self)
-        self._validate_params()  # limits are read per request (set_params)
-        eps = check_epsilon(self.epsilon if eps is None else eps)
-        deadline = Deadline(self.total_time_limit, per_mip=self.time_limit)
-        return eps, self.session_.level_set.budget(eps), deadline
-
-    def error_budget(self, eps=None):
-        """Largest weighted training error of a model of the ``eps``-level set.
-
-        Parameters
-        ----------
-        eps : float in [0, 1], default=None
-            Error tolerance; defaults to the ``epsilon`` parameter.
-
-        Returns
-        -------
-        float
-            ``err(h0) + eps * W``, the allowance rounded down to a whole
-            number with integral weights.
-        """
-        return self._request(eps)[1]
-
     def _settle(self, eps):
         """Certify ambiguity at ``eps`` as far as time allows; its budget."""
         eps, budget, deadline = self._request(eps)
@@ -314,8 +299,9 @@ class MultiplicityAuditor(
 
         Parameters
         ----------
-        eps : float in [0, 1], default=None
-            Error tolerance; defaults to the ``epsilon`` parameter.
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
 
         Returns
         -------
@@ -330,8 +316,9 @@ class MultiplicityAuditor(
 
         Parameters
         ----------
-        eps : float in [0, 1], default=None
-            Error tolerance; defaults to the ``epsilon`` parameter.
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
 
         Returns
         -------
@@ -343,7 +330,7 @@ class MultiplicityAuditor(
 
     def _discrepancy(self, eps, weights=None, key="all"):
         _, budget, deadline = self._request(eps)
-        return self.session_.discrepancy.discrepancy(
+        return self.session_.discrepancy_bounds(
             budget, weights=weights, key=key, deadline=deadline
         )
 
@@ -352,8 +339,9 @@ class MultiplicityAuditor(
 
         Parameters
         ----------
-        eps : float in [0, 1], default=None
-            Error tolerance; defaults to the ``epsilon`` parameter.
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
 
         Returns
         -------
@@ -368,8 +356,9 @@ class MultiplicityAuditor(
 
         Parameters
         ----------
-        eps : float in [0, 1], default=None
-            Error tolerance; defaults to the ``epsilon`` parameter.
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
 
         Returns
         -------
@@ -398,7 +387,8 @@ def _baseline_and_session(auditor, X, y, y01, weight, sample_weight, deadline):
     if auditor.estimator is None:
         classifier = auditor._default()
         classifier._validate_params()
-        session = classifier._session(X, y, sample_weight, **engine)
+        groups = auditor.groups_
+        session = classifier._session(X, y, sample_weight, groups=groups, **engine)
         _warn_if_large(session, auditor.time_limit, auditor.total_time_limit)
         min_error = session.min_error(deadline)
         return Baseline.of(classifier._store(session, min_error)), session, min_error
@@ -410,6 +400,9 @@ def _baseline_and_session(auditor, X, y, y01, weight, sample_weight, deadline):
         weight,
         threads=threads,
         verbose=auditor.verbose,
+        constraints=auditor.constraints,
+        groups=auditor.groups_,
+        feature_names=baseline.feature_names,
         **engine,
         **{n: getattr(auditor, n) for n in names},
     )

@@ -52,6 +52,16 @@ class Baseline:
         )
 
     @property
+    def feature_names(self):
+        """Names of the audit space's columns, when the estimator knows them."""
+        if self.pipeline is None:
+            return getattr(self.linear, "feature_names_in_", None)
+        try:
+            return self.pipeline[:-1].get_feature_names_out()
+        except (AttributeError, ValueError, TypeError):
+            return None
+
+    @property
     def coef(self):
         return np.asarray(self.linear.coef_, dtype=float).ravel()
 

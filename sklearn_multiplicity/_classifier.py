@@ -27,6 +27,7 @@ SOLVER_CONSTRAINTS = {
     "n_jobs": [Integral, None],
     "random_state": ["random_state"],
     "verbose": ["verbose"],
+    "constraints": [list, tuple, None],
 }
 
 
@@ -76,6 +77,12 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
         Seed of the solver and of the warm start.
     verbose : int, default=0
         ``> 1`` prints the solver log.
+    constraints : list, default=None
+        Constraints from :mod:`sklearn_multiplicity.constraints`
+        (:class:`~sklearn_multiplicity.constraints.MaxNonzero`,
+        :class:`~sklearn_multiplicity.constraints.Signs`,
+        :class:`~sklearn_multiplicity.constraints.GroupRateGap`): the fit is
+        0-1 optimal among the models of the class that meet them all.
 
     Attributes
     ----------
@@ -113,6 +120,8 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
         ``"no_solution"``, ``"infeasible"``, ``"error"``).
     hypothesis_class_ : str
         The class over which the result is exact.
+    constraints_ : list of str
+        The constraints in force, one line each.
 
     See Also
     --------
@@ -158,6 +167,7 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
         n_jobs=None,
         random_state=None,
         verbose=0,
+        constraints=None,
     ):
         self.solver = solver
         self.time_limit = time_limit
@@ -168,9 +178,10 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.constraints = constraints
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, groups=None):
         """Fit the linear classifier with the fewest training errors.
 
         Parameters
@@ -181,6 +192,10 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
             Two classes.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative; an error on a row costs its weight.
+        groups : array-like of shape (n_samples,), default=None
+            Group of every row, for a
+            :class:`~sklearn_multiplicity.constraints.GroupRateGap` without
+            groups of its own.
 
         Returns
         -------
@@ -188,10 +203,10 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
             The fitted classifier.
         """
         deadline = Deadline(self.time_limit)
-        session = self._session(X, y, sample_weight)
+        session = self._session(X, y, sample_weight, groups=groups)
         return self._store(session, session.min_error(deadline))
 
-    def _session(self, X, y, sample_weight, **engine):
+    def _session(self, X, y, sample_weight, groups=None, **engine):
         """Validate the data; the :class:`AuditSession` of its MIPs.
 
         ``engine`` (``n_jobs``, ``strategy``) sets up the session for an
@@ -212,6 +227,9 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
             threads=resolve_threads(self.n_jobs),
             random_state=self.random_state,
             verbose=self.verbose,
+            constraints=self.constraints,
+            groups=None if groups is None else np.asarray(groups),
+            feature_names=getattr(self, "feature_names_in_", None),
             **engine,
         )
 
@@ -237,6 +255,7 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
             "n_errors": fit.warm_start.errors,
         }
         self.hypothesis_class_ = session.hypothesis.describe()
+        self.constraints_ = session.constraints
         return self
 
     def __sklearn_tags__(self):

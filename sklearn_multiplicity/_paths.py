@@ -1,8 +1,10 @@
 """Both measures along a path of error tolerances."""
 
 import numpy as np
+import pandas as pd
 
-from ._tables import path_frame
+from ._core._validation import PerClassEpsilon
+from ._tables import bounds_columns, path_frame
 
 
 def progress_bar(verbose, total, desc, unit="pattern"):
@@ -61,12 +63,18 @@ class PathMixin:
         open tolerance, largest first, so that tolerances the ascending pass
         does not reach are still bracketed closely.
 
+        With a dict of per-class tolerances, both rates grow in equal steps
+        of ``step`` (default: a tenth of the largest), each capped at its own
+        maximum, and every step is certified on its own.
+
         Parameters
         ----------
-        max_epsilon : float in [0, 1], default=None
-            Largest tolerance; defaults to the ``epsilon`` parameter.
+        max_epsilon : float in [0, 1] or dict, default=None
+            Largest tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
         step : float, default=None
-            Spacing of tolerances when weights are not integral.
+            Spacing of tolerances when weights are not integral or the
+            tolerances are per class.
         n_discrepancy : int, default=None
             Number of tolerances with a discrepancy MIP (``None``: all).
 
@@ -76,9 +84,15 @@ class PathMixin:
             One row per tolerance: ``epsilon``, ``extra_errors``, ``budget``,
             ``ambiguity``, ``ambiguity_lower``, ``ambiguity_upper``,
             ``discrepancy``, ``discrepancy_lower``, ``discrepancy_upper``,
-            ``certified``. Also stored as ``path_``.
+            ``certified``. Per class, ``epsilon_<label>`` for each class,
+            ``false_positives_budget`` and ``false_negatives_budget``
+            instead of ``epsilon``, ``extra_errors`` and ``budget``. Also
+            stored as ``path_``.
         """
         max_eps, _, deadline = self._request(max_epsilon)
+        if isinstance(max_eps, PerClassEpsilon):
+            self.path_ = self._per_class_path(max_eps, step, deadline)
+            return self.path_
         session, discrepancy = self.session_, self.session_.discrepancy
         epsilons, extras, budgets = session.level_set.grid(max_eps, step)
         n_open = session.n_undetermined(budgets[-1], exact=True)
@@ -103,3 +117,31 @@ class PathMixin:
             epsilons, extras, budgets, ambiguity, discrepancy.envelope(budgets)
         )
         return self.path_
+
+    def _per_class_path(self, max_eps, step, deadline):
+        """The path of equal steps on both rates (see :meth:`path`)."""
+        session = self.session_
+        step = step or max(max_eps) / 10 or 1.0
+        n_steps = int(np.ceil(max(max_eps) / step - 1e-9))
+        rows = []
+        for i in range(n_steps + 1):
+            eps = PerClassEpsilon(
+                *(min(i * step, top) for top in max_eps), max_eps.labels
+            )
+            budget = session.level_set.budget(eps)
+            session.certify_ambiguity(budget, deadline)
+            ambiguity = session.ambiguity_bounds(budget)
+            discrepancy = session.discrepancy_bounds(budget, deadline=deadline)
+            rows.append(
+                {
+                    **{f"epsilon_{c}": e for c, e in zip(eps.labels, eps, strict=True)},
+                    "false_positives_budget": budget.false_positives,
+                    "false_negatives_budget": budget.false_negatives,
+                    **bounds_columns("ambiguity", ambiguity),
+                    **bounds_columns("discrepancy", discrepancy.bounds),
+                    "certified": bool(
+                        ambiguity.certified and discrepancy.bounds.certified
+                    ),
+                }
+            )
+        return pd.DataFrame(rows)

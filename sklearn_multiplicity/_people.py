@@ -29,8 +29,9 @@ class PeopleMixin:
 
         Parameters
         ----------
-        eps : float in [0, 1], default=None
-            Error tolerance; defaults to the ``epsilon`` parameter.
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
 
         Returns
         -------
@@ -48,8 +49,9 @@ class PeopleMixin:
         ----------
         index : int
             Row of the training data.
-        eps : float in [0, 1], default=None
-            Error tolerance; defaults to the ``epsilon`` parameter.
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
 
         Returns
         -------
@@ -67,8 +69,9 @@ class PeopleMixin:
 
         Parameters
         ----------
-        eps : float in [0, 1], default=None
-            Error tolerance; defaults to the ``epsilon`` parameter.
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
 
         Returns
         -------
@@ -94,8 +97,9 @@ class PeopleMixin:
 
         Parameters
         ----------
-        eps : float in [0, 1], default=None
-            Error tolerance; defaults to the ``epsilon`` parameter.
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
 
         Returns
         -------
@@ -133,8 +137,9 @@ class PeopleMixin:
         ----------
         X : array-like of shape (n_samples, n_features)
             New people.
-        eps : float in [0, 1], default=None
-            Error tolerance; defaults to the ``epsilon`` parameter.
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
 
         Returns
         -------
@@ -142,6 +147,37 @@ class PeopleMixin:
             Certified ambiguous; undecided people (time limit) are ``False``
             and raise a :class:`CertificationWarning`.
         """
+        decided, _, _ = self._new_people(X, eps)
+        return decided
+
+    def predict_set(self, X, eps=None):
+        """The labels that the models of the level set give each person.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            People (new or training).
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_samples, 2)
+            Column ``i`` says whether some model of the level set predicts
+            ``classes_[i]``: one label (the baseline's) for people no model
+            flips, both for contestable people. A person whose flip a limit
+            left unsettled gets both labels (a singleton is always
+            certified), with a :class:`CertificationWarning`.
+        """
+        decided, undecided, baseline = self._new_people(X, eps)
+        sets = np.zeros((baseline.size, 2), dtype=bool)
+        sets[np.arange(baseline.size), baseline.astype(int)] = True
+        sets[decided | undecided] = True
+        return sets
+
+    def _new_people(self, X, eps):
+        """Per person: certified ambiguous, undecided, baseline (positive)."""
         eps, budget, deadline = self._request(eps)
         validate_data(self, X, dtype=None, ensure_all_finite=False, reset=False)
         Z = self._fitted_baseline.audit_space(X)
@@ -157,7 +193,7 @@ class PeopleMixin:
             warn_uncertified(
                 f"ambiguity of {int(undecided[inverse].sum())} new people", eps
             )
-        return decided[inverse]
+        return decided[inverse], undecided[inverse], predictions
 
     # -------------------------------------------------------------- groups
     def by_group(self, eps=None):
@@ -168,8 +204,9 @@ class PeopleMixin:
 
         Parameters
         ----------
-        eps : float in [0, 1], default=None
-            Error tolerance; defaults to the ``epsilon`` parameter.
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
 
         Returns
         -------

@@ -113,6 +113,13 @@ def _common_options(sub, *, epsilon_help, default_out):
     sub.add_argument(
         "-q", "--quiet", action="store_true", help="no progress bars on stderr"
     )
+    sub.add_argument(
+        "--abstain",
+        action="store_true",
+        help="also report abstention: the baseline's decision for people no "
+        "model of the level set flips, 'abstain' for the others (people.csv "
+        "column 'decision'; coverage and accuracy on the decided people)",
+    )
 
 
 def build_parser():

@@ -101,9 +101,28 @@ def render_html(report, data, images):
                     f"[{low:g}, {high:g}] ({base['min_error']['status']})"
                 ),
                 "distinct feature patterns": base["n_patterns"],
+                "false positive rate": (
+                    f"{base['false_positive_rate']:.2%} "
+                    f"({base['false_positives']} of {base['negatives']})"
+                ),
+                "false negative rate": (
+                    f"{base['false_negative_rate']:.2%} "
+                    f"({base['false_negatives']} of {base['positives']})"
+                ),
+                "constraints in force": "; ".join(data["constraints"]) or "none",
             }
         ),
     ]
+    if data["abstention"] is not None:
+        a = data["abstention"]
+        parts += [
+            "<h2>Abstention</h2>",
+            f"<p>Deciding only people whom no model of the level set predicts "
+            f"differently: {a['n_decided']} decided ({a['coverage']:.1%}), "
+            f"accuracy on them {a['decided_accuracy']:.1%} (baseline on "
+            f"everyone {a['baseline_accuracy']:.1%}). Column "
+            "<code>decision</code> of <code>people.csv</code>.</p>",
+        ]
     if "path" in images:
         parts += ["<h2>Path</h2>", _img(images["path"])]
     else:

@@ -64,6 +64,7 @@ def _run(args, X, y, groups, dataset):
         random_state=args.random_state,
         verbose=0 if args.quiet else 1,
         dataset=dataset,
+        abstain=args.abstain,
     )
 
 

@@ -15,6 +15,7 @@ from .._core import certified as is_certified
 from .._epsilon import EpsilonSuggestion
 from .._frame import MultiplicityFrame
 from .._sampling import SamplingAuditor
+from ._decisions import abstention, decisions, error_rates, rates_line
 from ._format import (
     CERTIFIED,
     MEASURES,
@@ -115,6 +116,8 @@ class AuditReport:
         The arguments of :func:`~._run.run_audit`.
     timings : dict
         Seconds of each stage of the audit, and their ``total``.
+    abstain : bool
+        Whether the report includes abstention on the contestable people.
     """
 
     auditor: MultiplicityAuditor
@@ -133,6 +136,7 @@ class AuditReport:
     dataset: dict
     settings: dict
     timings: dict[str, float]
+    abstain: bool = False
 
     # ---------------------------------------------------------------- tables
     def measures(self):
@@ -191,8 +195,38 @@ class AuditReport:
             people["group"] = np.asarray(self.groups)
         people = pd.concat([people, self.evidence.reset_index(drop=True)], axis=1)
         people["sampling_contestable"] = self.sampling.contestable(self.epsilon)
+        if self.abstain:
+            people["decision"] = self.decisions()
         people.index.name = "row"
         return people
+
+    def decisions(self):
+        """Per training row: the baseline's label, or ``"abstain"``
+        (:func:`~._decisions.decisions`).
+
+        Returns
+        -------
+        ndarray of object, shape (n_samples,)
+        """
+        return decisions(self.evidence)
+
+    def abstention(self):
+        """Coverage and accuracy of abstaining (:func:`~._decisions.abstention`).
+
+        Returns
+        -------
+        dict
+        """
+        return abstention(self.evidence, self.y)
+
+    def error_rates(self):
+        """The baseline's errors on each class (:func:`~._decisions.error_rates`).
+
+        Returns
+        -------
+        dict
+        """
+        return error_rates(self.evidence, self.y, self.auditor.classes_)
 
     def models(self):
         """Coefficients of the baseline and of the discrepancy model.
@@ -283,7 +317,10 @@ class AuditReport:
                     else dataclasses.asdict(self.suggestion),
                 },
                 "hypothesis_class": auditor.hypothesis_class_,
+                "constraints": list(auditor.constraints_),
+                "abstention": self.abstention() if self.abstain else None,
                 "baseline": {
+                    **self.error_rates(),
                     "estimator": type(unwrap(auditor.estimator_)).__name__,
                     "errors": auditor.baseline_errors_,
                     "error": auditor.baseline_error_,
@@ -343,6 +380,8 @@ class AuditReport:
             f"Hypothesis class: {a.hypothesis_class_}",
             f"Baseline ({type(unwrap(a.estimator_)).__name__}): "
             f"{a.baseline_errors_:g} training errors ({a.baseline_error_:.2%})",
+            f"Baseline error rates: {rates_line(self.error_rates())}",
+            "Constraints in force: " + ("; ".join(a.constraints_) or "none"),
             f"Certified minimum error of the class: [{lo:g}, {hi:g}] errors "
             f"({status_label(lo, hi)})",
             f"Level set: eps = {self.epsilon:.4g} -> "
@@ -363,6 +402,15 @@ class AuditReport:
         if groups is not None:
             table = compact(groups, MEASURES, per_group=True, label=label)
             lines += ["", "By group:", table]
+        if self.abstain:
+            a_ = self.abstention()
+            lines += [
+                "",
+                f"Abstaining on contestable people: decides {a_['n_decided']} of "
+                f"{n} ({a_['coverage']:.1%}), accuracy on them "
+                f"{a_['decided_accuracy']:.1%} (baseline on everyone "
+                f"{a_['baseline_accuracy']:.1%})",
+            ]
         status = "all certified" if self.certified else "NOT all certified"
         lines += [
             "",

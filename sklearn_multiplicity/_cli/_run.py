@@ -83,6 +83,8 @@ def run_audit(
     verbose=0,
     dataset=None,
     solver="auto",
+    constraints=None,
+    abstain=False,
 ):
     """Audit ``(X, y)`` exactly and by sampling; collect everything reported.
 
@@ -115,6 +117,11 @@ def run_audit(
         ...) copied into the report.
     solver : str or Backend, default="auto"
         MIP backend of the auditor.
+    constraints : list, default=None
+        Constraints on the baseline and the competing models
+        (:mod:`sklearn_multiplicity.constraints`).
+    abstain : bool, default=False
+        Also report abstention on the contestable people.
 
     Returns
     -------
@@ -130,6 +137,7 @@ def run_audit(
         random_state=random_state,
         verbose=verbose,
         solver=solver,
+        constraints=constraints,
     )
     with capped(deadline):
         stages = _Stages(deadline.share(1.0 - SAMPLING_SHARE))
@@ -207,6 +215,7 @@ def run_audit(
             "solver": solver if isinstance(solver, str) else solver.name,
         },
         timings=timings,
+        abstain=abstain,
     )
 
 

@@ -2,7 +2,7 @@
 classes, verified models and typed results. Imports nothing of the package."""
 
 from ._hypothesis import BoxMargin, IntegerWeights, make_hypothesis_class
-from ._level_set import TOLERANCE, LevelSet, error_ceiling
+from ._level_set import TOLERANCE, ClassBudget, LevelSet, admits, error_ceiling
 from ._models import (
     CanonicalModel,
     ModelPool,
@@ -20,12 +20,14 @@ __all__ = [
     "BoxMargin",
     "Bounds",
     "CanonicalModel",
+    "ClassBudget",
     "IntegerWeights",
     "LevelSet",
     "MIPLogEntry",
     "ModelPool",
     "PatternProblem",
     "Status",
+    "admits",
     "affinely_independent_columns",
     "certified",
     "constant_models",

@@ -6,12 +6,18 @@ weight). With integral weights the allowance ``eps * W`` is rounded down to a
 whole error count, so with unit weights a model may make ``floor(eps * n)``
 more errors than the baseline ``h0``.
 
+With per-class tolerances ``{negative: eps_neg, positive: eps_pos}`` the level
+set bounds the two kinds of error separately: false positives at most
+``FP(h0) + eps_neg * W_neg`` and false negatives at most ``FN(h0) + eps_pos *
+W_pos`` (``W_neg``, ``W_pos`` the total weight of each class, each allowance
+rounded down with integral weights): a :class:`ClassBudget`.
+
 Every comparison of an error count with a budget goes through this module, with
 one slack, :data:`TOLERANCE`, against floating-point sums of weights.
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -32,6 +38,44 @@ def error_ceiling(budget, total_weight, integral):
 
 
 @dataclass(frozen=True)
+class ClassBudget:
+    """Largest weighted false positives and false negatives of a level set.
+
+    A model is in the level set iff both of its error counts are within
+    their budgets; ``total`` (their sum) bounds its overall error, so every
+    scalar proof at ``total`` holds for the pair too.
+    """
+
+    false_positives: float
+    false_negatives: float
+
+    @property
+    def total(self):
+        """The overall error budget implied by the pair."""
+        return self.false_positives + self.false_negatives
+
+    def admits(self, false_positives, false_negatives):
+        """Whether error counts (scalars or arrays) are within both budgets."""
+        return LevelSet.within(false_positives, self.false_positives) & (
+            LevelSet.within(false_negatives, self.false_negatives)
+        )
+
+    def __format__(self, spec):
+        return (
+            f"FP<={format(self.false_positives, spec or 'g')}, "
+            f"FN<={format(self.false_negatives, spec or 'g')}"
+        )
+
+
+def admits(model, budget):
+    """Whether a verified model lies within ``budget`` (a number or a
+    :class:`ClassBudget`)."""
+    if isinstance(budget, ClassBudget):
+        return bool(budget.admits(model.false_positives, model.false_negatives))
+    return bool(LevelSet.within(model.errors, budget))
+
+
+@dataclass(frozen=True)
 class LevelSet:
     """Error budgets of the level sets around one baseline.
 
@@ -44,19 +88,41 @@ class LevelSet:
     integral : bool
         Whether every weight is a whole number (error counts are then
         whole numbers too).
+    baseline_false_positives, baseline_false_negatives : float
+        The baseline's two kinds of weighted error (per-class budgets).
+    negative_weight, positive_weight : float
+        Total weight of each class (per-class budgets).
     """
 
     baseline_errors: float
     total_weight: float
     integral: bool
+    # Per-class budgets only: the scalar level sets do not depend on them.
+    baseline_false_positives: float = field(default=0.0, compare=False)
+    baseline_false_negatives: float = field(default=0.0, compare=False)
+    negative_weight: float = field(default=0.0, compare=False)
+    positive_weight: float = field(default=0.0, compare=False)
 
     @classmethod
-    def from_problem(cls, problem, baseline_errors):
-        """The level sets of a :class:`~._problem.PatternProblem`."""
+    def from_problem(cls, problem, baseline_errors, baseline=None):
+        """The level sets of a :class:`~._problem.PatternProblem`.
+
+        ``baseline`` (the baseline's prediction of every pattern) sets the
+        baseline's false positives and negatives for per-class budgets.
+        """
+        fp = fn = 0.0
+        if baseline is not None:
+            z = np.asarray(baseline, dtype=float)
+            fp = float(z @ problem.negative_weight)
+            fn = float((1 - z) @ problem.positive_weight)
         return cls(
             float(baseline_errors),
             problem.total_weight,
             problem.weights_are_integral,
+            fp,
+            fn,
+            float(problem.negative_weight.sum()),
+            float(problem.positive_weight.sum()),
         )
 
     @classmethod
@@ -68,13 +134,28 @@ class LevelSet:
 
     def extra_errors(self, eps):
         """The allowance ``eps * W`` (rounded down with integral weights)."""
-        extra = eps * self.total_weight
+        return self._allowance(eps, self.total_weight)
+
+    def _allowance(self, eps, weight):
+        extra = eps * weight
         if self.integral:
             extra = math.floor(extra + TOLERANCE)
         return float(extra)
 
     def budget(self, eps):
-        """Largest weighted error of a model of the ``eps``-level set."""
+        """Largest weighted error of a model of the ``eps``-level set.
+
+        ``eps`` may be a pair ``(eps_neg, eps_pos)`` of tolerances on the
+        false positive and false negative rates: a :class:`ClassBudget`.
+        """
+        if isinstance(eps, tuple):
+            eps_neg, eps_pos = eps
+            return ClassBudget(
+                self.baseline_false_positives
+                + self._allowance(eps_neg, self.negative_weight),
+                self.baseline_false_negatives
+                + self._allowance(eps_pos, self.positive_weight),
+            )
         return self.baseline_errors + self.extra_errors(eps)
 
     @staticmethod

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from ._level_set import LevelSet
+from ._level_set import admits
 
 
 @dataclass
@@ -26,6 +26,8 @@ class CanonicalModel:
         Weighted training error, recomputed from ``z``.
     source : str
         Which MIP or heuristic produced it.
+    false_positives, false_negatives : float
+        The two kinds of weighted training error (they sum to ``errors``).
     """
 
     w: np.ndarray
@@ -33,14 +35,18 @@ class CanonicalModel:
     z: np.ndarray
     errors: float
     source: str = ""
+    false_positives: float = np.nan
+    false_negatives: float = np.nan
 
 
 def verify(enc, w, b, source=""):
     """The :class:`CanonicalModel` of ``(w, b)``, errors recomputed."""
     w = np.asarray(w, dtype=float)
     z = (enc.X @ w + float(b)) > 0
-    errors = float(enc.problem.errors(z[: enc.n_train]))
-    return CanonicalModel(w, float(b), z, errors, source)
+    problem, train = enc.problem, z[: enc.n_train]
+    fp = float(train @ problem.negative_weight)
+    fn = float((~train) @ problem.positive_weight)
+    return CanonicalModel(w, float(b), z, fp + fn, source, fp, fn)
 
 
 def constant_models(enc):
@@ -92,7 +98,8 @@ def logistic_model(enc, *, C=1.0, random_state=None, fit=None):
 
 
 def in_class(enc, model, tolerance=1e-6):
-    """Whether ``model`` lies in the hypothesis class (box, margin, integrality)."""
+    """Whether ``model`` lies in the hypothesis class (box, margin, integrality)
+    and meets every constraint of the encoding."""
     w_lo, w_hi, b_lo, b_hi = enc.hypothesis.weight_bounds(enc.problem)
     if np.any(model.w < w_lo - tolerance) or np.any(model.w > w_hi + tolerance):
         return False
@@ -104,7 +111,9 @@ def in_class(enc, model, tolerance=1e-6):
         return False
     t_pos, t_neg = enc.hypothesis.thresholds
     scores = enc.X @ model.w + model.b
-    return bool(np.all((scores >= t_pos - tolerance) | (scores <= t_neg + tolerance)))
+    if not np.all((scores >= t_pos - tolerance) | (scores <= t_neg + tolerance)):
+        return False
+    return all(c.satisfied(enc, model, tolerance) for c in enc.constraints)
 
 
 @dataclass
@@ -122,5 +131,5 @@ class ModelPool:
         return len(self.models)
 
     def within(self, budget):
-        """The pooled models whose error is within ``budget``."""
-        return [m for m in self.models if LevelSet.within(m.errors, budget)]
+        """The pooled models within ``budget`` (a number or a ClassBudget)."""
+        return [m for m in self.models if admits(m, budget)]

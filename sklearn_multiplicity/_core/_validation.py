@@ -54,6 +54,51 @@ def check_epsilon(eps, name="eps"):
     return float(eps)
 
 
+class PerClassEpsilon(tuple):
+    """Tolerances ``(eps_neg, eps_pos)`` on the false positive and false
+    negative rates, with the class labels they were given for."""
+
+    def __new__(cls, eps_neg, eps_pos, labels):
+        self = super().__new__(cls, (float(eps_neg), float(eps_pos)))
+        self.labels = tuple(labels)
+        return self
+
+    def __format__(self, spec):
+        spec = spec or "g"
+        neg, pos = self.labels
+        return f"{{{neg!r}: {self[0]:{spec}}, {pos!r}: {self[1]:{spec}}}}"
+
+    def __str__(self):
+        return format(self)
+
+
+def check_tolerance(eps, classes, name="eps"):
+    """A tolerance: a number in [0, 1], or a dict of one per class label
+    (returned as a :class:`PerClassEpsilon`, which is accepted as is)."""
+    if isinstance(eps, PerClassEpsilon):
+        return eps
+    if not isinstance(eps, dict):
+        return check_epsilon(eps, name)
+    labels = [c.item() if hasattr(c, "item") else c for c in classes]
+    unknown = [key for key in eps if not any(key == c for c in labels)]
+    if unknown:
+        raise ValueError(
+            f"{name} has keys {unknown!r} that are not class labels; use one "
+            f"tolerance per class: {labels!r}."
+        )
+    missing = [c for c in labels if not any(key == c for key in eps)]
+    if missing:
+        raise ValueError(
+            f"{name} gives no tolerance for class {missing[0]!r}; use one "
+            f"tolerance per class: {labels!r}."
+        )
+    values = []
+    for c in labels:
+        key = next(key for key in eps if key == c)
+        values.append(check_epsilon(eps[key], f"{name}[{key!r}]"))
+    return PerClassEpsilon(*values, labels)
+
+
 def resolve_threads(n_jobs):
     """Solver threads from a joblib-style ``n_jobs`` (None -> 1, -1 -> all)."""
     import os

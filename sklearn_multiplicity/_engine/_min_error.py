@@ -9,6 +9,7 @@ from .._core import (
     LevelSet,
     Status,
     constant_models,
+    in_class,
     logistic_fit,
     logistic_model,
     verify,
@@ -17,6 +18,12 @@ from .._mip import IdentitySeparator, _formulations
 from .._mip._infeasible import error_lower_bound
 from ._heuristics import best_thresholds
 from ._state import in_class_or_repaired
+
+#: The error when no model of the class meets the constraints.
+NO_MODEL = (
+    "No model of the hypothesis class meets these constraints; relax them "
+    "(a larger max_gap or k, fewer fixed signs)."
+)
 
 #: Slack of the check that a solver's bound does not exceed a verified model.
 BOUND_SLACK = 1e-6
@@ -98,7 +105,11 @@ def solve_min_error(enc, backend, deadline, *, random_state=None, separator=None
             found = best_thresholds(enc, [fit[0]], source="logistic threshold")
             repaired = in_class_or_repaired(enc, found[0]) if found else None
         candidates.append(repaired)
-    warm = min((m for m in candidates if m is not None), key=lambda m: m.errors)
+    # Only models of the (constrained) class may start the search.
+    candidates = [m for m in candidates if m is not None and in_class(enc, m)]
+    if not candidates:
+        raise ValueError(NO_MODEL)
+    warm = min(candidates, key=lambda m: m.errors)
     mip = _formulations.min_error(enc, hint=enc.hint_from((warm.w, warm.b)))
     if enc.n_identities:
         separator = separator or IdentitySeparator(enc, time_limit=deadline.limit())
@@ -153,7 +164,7 @@ def solve_min_error(enc, backend, deadline, *, random_state=None, separator=None
         status=Status.OPTIMAL if optimal else Status.FEASIBLE,
         gap=float(gap),
         warm_start=warm,
-        candidates=[m for m in candidates if m is not None],
+        candidates=candidates,
         mip=mip,
         result=result,
     )

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._core import LevelSet, Status, verify
+from .._core import Status, admits, verify
 from .._mip import IdentitySeparator, _formulations, encode
 from ._scheduling import Deadline
 from ._state import in_class_or_repaired
@@ -24,7 +24,7 @@ def flip_new_patterns(
         Distinct new patterns, in the audit space.
     baseline_new : ndarray of bool, shape (n_new,)
         The baseline's prediction of each.
-    budget : float
+    budget : float or ClassBudget
     cuts : bool
         Add the affine-identity rows to the extended encoding.
     deadline : Deadline or None
@@ -46,7 +46,13 @@ def flip_new_patterns(
     undecided = np.zeros(n_new, dtype=bool)
     if todo.size == 0:
         return decided, undecided
-    enc = encode(state.problem, hypothesis, extra_patterns=patterns[todo], cuts=cuts)
+    enc = encode(
+        state.problem,
+        hypothesis,
+        extra_patterns=patterns[todo],
+        cuts=cuts,
+        constraints=state.enc.constraints,
+    )
     separator = (
         IdentitySeparator(enc, time_limit=deadline.limit())
         if enc.n_identities
@@ -55,7 +61,7 @@ def flip_new_patterns(
 
     def learn(w, b, source):
         model = in_class_or_repaired(enc, verify(enc, w, b, source=source))
-        if model is not None and LevelSet.within(model.errors, budget):
+        if model is not None and admits(model, budget):
             decided[:] |= ((canonical @ model.w + model.b) > 0) != baseline_new
 
     for j, index in enumerate(todo):

@@ -9,20 +9,24 @@ explicitly.
 """
 
 import copy
+import dataclasses
 
 import numpy as np
 
 from .._core import (
+    ClassBudget,
     PatternProblem,
     make_hypothesis_class,
     verify,
 )
-from .._mip import encode
+from .._mip import ConstraintContext, encode
 from ..backends import get_backend
 from ._ambiguity import AmbiguityCertifier
+from ._coefficients import coefficient_ranges
 from ._discrepancy import DiscrepancyCertifier
 from ._min_error import solve_min_error
 from ._new_people import flip_new_patterns
+from ._per_class import ClassBudgetCertifier
 from ._solvers import Solvers
 from ._state import AuditState
 
@@ -54,6 +58,11 @@ class AuditSession:
         What is certified so far (``None`` before :meth:`start`).
     ambiguity : AmbiguityCertifier or None
     discrepancy : DiscrepancyCertifier or None
+    per_class : ClassBudgetCertifier or None
+        Ambiguity and discrepancy at per-class budgets.
+
+    Every request takes a budget: a number (the overall weighted error) or a
+    :class:`~.._core.ClassBudget` (false positives and negatives apart).
     """
 
     def __init__(
@@ -78,6 +87,7 @@ class AuditSession:
         self.state = None
         self.ambiguity = None
         self.discrepancy = None
+        self.per_class = None
 
     @classmethod
     def from_data(
@@ -96,6 +106,9 @@ class AuditSession:
         strategy="each",
         random_state=None,
         verbose=0,
+        constraints=(),
+        groups=None,
+        feature_names=None,
     ):
         """Compress ``(X, y01)`` and build the encoding and backend of its MIPs.
 
@@ -114,6 +127,13 @@ class AuditSession:
             As in the constructor.
         verbose : int
             Solver logs when > 1.
+        constraints : sequence
+            Constraints on the class: objects whose ``bind(context)`` (a
+            :class:`~.._mip.ConstraintContext`) returns the rows to add.
+        groups : ndarray of shape (n_samples,) or None
+            The groups of the rows, for constraints on groups.
+        feature_names : sequence of str or None
+            Names of the columns of ``X``, for constraints on features.
         """
         hypothesis = make_hypothesis_class(weights, solver, margin, max_weight)
         backend = get_backend(
@@ -122,7 +142,16 @@ class AuditSession:
         problem = PatternProblem.from_data(X, y01, sample_weight)
         if hypothesis.integer:
             hypothesis.check_data(problem)
-        enc = encode(problem, hypothesis, cuts=cuts)
+        context = ConstraintContext(
+            problem,
+            np.asarray(y01),
+            np.ones(len(y01)) if sample_weight is None else np.asarray(sample_weight),
+            groups,
+            feature_names,
+            hypothesis.integer,
+        )
+        bound = [constraint.bind(context) for constraint in constraints or ()]
+        enc = encode(problem, hypothesis, cuts=cuts, constraints=bound)
         return cls(
             problem,
             hypothesis,
@@ -179,16 +208,42 @@ class AuditSession:
         baseline = np.zeros(problem.n_patterns, dtype=bool)
         active = problem.inverse >= 0
         baseline[problem.inverse[active]] = predictions[active]
+        if not self._meets_constraints(baseline, coef, intercept):
+            raise ValueError(
+                "The baseline does not meet the constraints ("
+                + "; ".join(self.constraints)
+                + "): its competitors would be held to rules it breaks. Fit "
+                "the baseline under the same constraints (the default "
+                "estimator does)."
+            )
         fit = self.min_error(deadline) if min_error is None else min_error
         self.state = AuditState(self.enc, baseline, fit.lower_bound)
         self.ambiguity = AmbiguityCertifier(self.state, self.solvers, self.strategy)
         self.discrepancy = DiscrepancyCertifier(
             self.state, self.solvers, self.ambiguity
         )
+        self.per_class = ClassBudgetCertifier(self.state, self.solvers, self.ambiguity)
         self.state.record(fit.mip, fit.result)
         for model in [fit.model, *fit.candidates, self._in_class(coef, intercept)]:
             self.state.add_model(model)
         return fit
+
+    def _meets_constraints(self, baseline, coef, intercept):
+        """Whether the baseline (its weights, its pattern predictions) meets
+        every constraint of the class; its scale is irrelevant to them."""
+        if not self.enc.constraints:
+            return True
+        w, b = self.problem.from_original(
+            coef, intercept, scaled=self.hypothesis.scaled
+        )
+        model = dataclasses.replace(verify(self.enc, w, b), z=baseline)
+        slack = 1e-9 * max(1.0, np.abs(w).max(initial=0.0), abs(b))
+        return all(c.satisfied(self.enc, model, slack) for c in self.enc.constraints)
+
+    @property
+    def constraints(self):
+        """One line per constraint in force on the class."""
+        return [constraint.describe() for constraint in self.enc.constraints]
 
     def _in_class(self, coef, intercept):
         """The verified model of the class closest to ``(coef, intercept)``."""
@@ -210,22 +265,45 @@ class AuditSession:
 
     def certify_ambiguity(self, budget, deadline, *, exact=False, progress=None):
         """Settle the patterns at ``budget``; see :meth:`AmbiguityCertifier.certify`."""
+        if isinstance(budget, ClassBudget):
+            return self.per_class.certify(budget, deadline, progress)
         return self.ambiguity.certify(
             budget, exact=exact, deadline=deadline, progress=progress
         )
 
     def n_undetermined(self, budget, exact=False):
         """Patterns whose ambiguity at ``budget`` is not certified yet."""
+        if isinstance(budget, ClassBudget):
+            return self.per_class.undetermined(budget).size
         return self.state.undetermined(budget, exact).size
 
     def ambiguity_bounds(self, budget, weights=None):
         """Certified bounds on the weighted share of flippable patterns."""
+        if isinstance(budget, ClassBudget):
+            return self.per_class.ambiguity_bounds(budget, weights)
         return self.state.ambiguity_bounds(budget, weights)
+
+    def discrepancy_bounds(self, budget, *, weights=None, key="all", deadline=None):
+        """Certified discrepancy at ``budget`` (a :class:`DiscrepancyResult`)."""
+        certifier = (
+            self.per_class if isinstance(budget, ClassBudget) else self.discrepancy
+        )
+        return certifier.discrepancy(
+            budget, weights=weights, key=key, deadline=deadline
+        )
 
     def flip_evidence(self, budget):
         """Per pattern: baseline prediction, certified flippable, not proven
         unflippable, and the fewest errors of a known model flipping it."""
         state = self.state
+        if isinstance(budget, ClassBudget):
+            per_class = self.per_class
+            return (
+                state.baseline.copy(),
+                per_class.flippable(budget),
+                per_class.maybe_flippable(budget),
+                per_class.fewest_flip_errors(budget),
+            )
         return (
             state.baseline.copy(),
             state.flippable(budget),
@@ -235,9 +313,17 @@ class AuditSession:
 
     def competing_model(self, pattern, budget):
         """A verified model within ``budget`` flipping ``pattern``, or None."""
-        if pattern < 0 or not self.state.flippable(budget)[pattern]:
+        if pattern < 0:
+            return None
+        if isinstance(budget, ClassBudget):
+            return self.per_class.witness(pattern, budget)
+        if not self.state.flippable(budget)[pattern]:
             return None
         return self.state.witness_of(pattern)
+
+    def coefficient_ranges(self, budget, deadline):
+        """Certified ends of every canonical weight over the level set."""
+        return coefficient_ranges(self.state, self.solvers, budget, deadline)
 
     def pattern_weights(self, rows, row_weight):
         """Weight of every pattern counting only the training ``rows`` (a mask)."""

@@ -97,7 +97,9 @@ class AuditState:
         self.problem = enc.problem
         self.baseline = np.asarray(baseline, dtype=bool)
         self.baseline_errors = float(self.problem.errors(self.baseline))
-        self.level_set = LevelSet.from_problem(self.problem, self.baseline_errors)
+        self.level_set = LevelSet.from_problem(
+            self.problem, self.baseline_errors, self.baseline
+        )
         self.min_error_lower = float(min_error_lower)
         k = self.problem.n_patterns
         self.lp_bound = np.full(k, -np.inf)

@@ -2,6 +2,12 @@
 and LP relaxations. Imports only :mod:`.._core`."""
 
 from . import _formulations
+from ._constraints import (
+    ConstraintContext,
+    NonzeroRows,
+    RateGapRows,
+    SignRows,
+)
 from ._encoding import Encoding, encode
 from ._program import MIP, MIPResult
 from ._realize import max_margin, realise
@@ -9,6 +15,10 @@ from ._relaxation import IdentitySeparator, Relaxation
 
 __all__ = [
     "MIP",
+    "ConstraintContext",
+    "NonzeroRows",
+    "RateGapRows",
+    "SignRows",
     "Encoding",
     "IdentitySeparator",
     "MIPResult",

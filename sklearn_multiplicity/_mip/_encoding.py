@@ -9,7 +9,9 @@ bounds ``L_u <= s_u <= U_u`` implied by the weight box, the big-M rows are
     s_u - (U_u - t_neg) z_u <= t_neg    (z_u = 0  =>  s_u <= t_neg)
 
 so ``z`` is exactly the dichotomy of a model of the class. Every formulation
-(:mod:`._formulations`) starts from these rows.
+(:mod:`._formulations`) starts from these rows. Constraints on the class
+(:mod:`._constraints`) tighten the weight box, put variables of their own
+after ``z`` and add their rows after the affine-identity rows.
 """
 
 from dataclasses import dataclass
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ._constraints import Layout
 from ._cuts import affine_identities, identity_rows
 from ._program import MIP
 
@@ -38,6 +41,16 @@ class Encoding:
     n_identities: int
     #: The affine identities ``(a, b, c, d)`` behind the identity rows.
     identities: np.ndarray = None
+    #: Bound constraints on the class (:mod:`._constraints`).
+    constraints: tuple = ()
+    #: The weight box, as tightened by the constraints.
+    w_lower: np.ndarray = None
+    w_upper: np.ndarray = None
+
+    def weight_bounds(self):
+        """``(w_lo, w_hi, b_lo, b_hi)`` of the (constrained) class."""
+        _, _, b_lo, b_hi = self.hypothesis.weight_bounds(self.problem)
+        return self.w_lower, self.w_upper, b_lo, b_hi
 
     @property
     def n_big_m_rows(self):
@@ -54,10 +67,10 @@ class Encoding:
 
     @property
     def n_vars(self):
-        return self.z_offset + self.X.shape[0]
+        return self.A.shape[1]
 
     def z_slice(self):
-        return slice(self.z_offset, self.n_vars)
+        return slice(self.z_offset, self.z_offset + self.X.shape[0])
 
     def error_objective(self):
         """Objective vector and offset of the weighted training error."""
@@ -71,12 +84,14 @@ class Encoding:
     def decode(self, x):
         """``(w, b, z)`` of a MIP solution vector."""
         x = np.asarray(x, dtype=float)
-        return x[: self.p], float(x[self.p]), np.round(x[self.z_offset :]).astype(bool)
+        z = np.round(x[self.z_slice()]).astype(bool)
+        return x[: self.p], float(x[self.p]), z
 
     def encode(self, w, b):
         """Full solution vector of the canonical model ``(w, b)``."""
         z = (self.X @ w + b) > 0
-        return np.concatenate([w, [b], z.astype(float)])
+        aux = [c.aux_values(w) for c in self.constraints]
+        return np.concatenate([w, [b], z.astype(float), *aux])
 
     def hint_from(self, model):
         """A hint vector from a canonical model ``(w, b)`` or ``None``."""
@@ -135,7 +150,7 @@ class Encoding:
         return priority
 
 
-def encode(problem, hypothesis, *, extra_patterns=None, cuts=True):
+def encode(problem, hypothesis, *, extra_patterns=None, cuts=True, constraints=()):
     """The variables and shared rows of every MIP on ``problem``.
 
     Parameters
@@ -147,6 +162,8 @@ def encode(problem, hypothesis, *, extra_patterns=None, cuts=True):
         people whose prediction a flip MIP asks about).
     cuts : bool
         Add the affine-identity inequalities among training patterns.
+    constraints : sequence of ConstraintRows
+        Constraints on the class, bound to ``problem``.
     """
     X = problem.canonical(scaled=hypothesis.scaled)
     n_train = X.shape[0]
@@ -154,12 +171,19 @@ def encode(problem, hypothesis, *, extra_patterns=None, cuts=True):
         X = np.vstack([X, problem.canonical(extra_patterns, scaled=hypothesis.scaled)])
     k, p = X.shape
     w_lo, w_hi, b_lo, b_hi = hypothesis.weight_bounds(problem)
+    constraints = tuple(constraints)
+    for constraint in constraints:
+        w_lo, w_hi = constraint.weight_bounds(w_lo, w_hi)
     t_pos, t_neg = hypothesis.thresholds
     # Score bounds of each pattern over the weight box.
     L = b_lo + np.minimum(X * w_lo, X * w_hi).sum(axis=1)
     U = b_hi + np.maximum(X * w_lo, X * w_hi).sum(axis=1)
     z_offset = p + 1
     n_vars = z_offset + k
+    aux_offsets = []
+    for constraint in constraints:
+        aux_offsets.append(n_vars)
+        n_vars += constraint.n_aux
 
     dense = np.column_stack([X, np.ones(k)])
     rows = np.repeat(np.arange(k), p + 1)
@@ -192,10 +216,20 @@ def encode(problem, hypothesis, *, extra_patterns=None, cuts=True):
             row_lower = np.concatenate([row_lower, -np.ones(quads.shape[0])])
             row_upper = np.concatenate([row_upper, np.ones(quads.shape[0])])
             n_identities = quads.shape[0]
+    layout = Layout(p, k, n_train, n_vars, w_lo, w_hi)
+    for constraint, offset in zip(constraints, aux_offsets, strict=True):
+        rows = constraint.rows(layout, offset)
+        if rows is not None:
+            blocks.append(sp.csr_matrix(rows[0]))
+            row_lower = np.concatenate([row_lower, rows[1]])
+            row_upper = np.concatenate([row_upper, rows[2]])
     A = sp.vstack(blocks, format="csr")
-    var_lower = np.concatenate([w_lo, [b_lo], np.zeros(k)])
-    var_upper = np.concatenate([w_hi, [b_hi], np.ones(k)])
-    is_integer = np.concatenate([np.full(p + 1, hypothesis.integer), np.ones(k, bool)])
+    aux = [c.aux_bounds() for c in constraints]
+    var_lower = np.concatenate([w_lo, [b_lo], np.zeros(k), *(a[0] for a in aux)])
+    var_upper = np.concatenate([w_hi, [b_hi], np.ones(k), *(a[1] for a in aux)])
+    is_integer = np.concatenate(
+        [np.full(p + 1, hypothesis.integer), np.ones(k, bool), *(a[2] for a in aux)]
+    )
     return Encoding(
         problem,
         hypothesis,
@@ -209,4 +243,7 @@ def encode(problem, hypothesis, *, extra_patterns=None, cuts=True):
         is_integer,
         n_identities,
         quads,
+        constraints,
+        w_lo,
+        w_hi,
     )

@@ -8,13 +8,19 @@ model of the hypothesis class. Formulations:
 - :func:`flip` -- fewest errors among models giving one pattern a fixed label
   (optionally within an error budget);
 - :func:`max_disagreement` -- most weight predicted differently from a
-  baseline, within an error budget.
+  baseline, within an error budget;
+- :func:`coefficient` -- the least or largest value of one weight within an
+  error budget.
+
+An error budget is a number (the overall weighted error) or a
+:class:`~.._core.ClassBudget` (false positives and false negatives, one row
+each).
 """
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._core import TOLERANCE, error_ceiling
+from .._core import TOLERANCE, ClassBudget, error_ceiling
 
 
 def _error_row(enc):
@@ -23,10 +29,22 @@ def _error_row(enc):
 
 
 def _budget_rows(enc, budget):
-    """``error(z) <= budget`` as one row (rounded down for integral weights)."""
-    row, offset = _error_row(enc)
+    """``error(z) <= budget`` as one row (rounded down for integral weights);
+    for a :class:`ClassBudget`, false positives and false negatives a row each."""
     problem = enc.problem
-    ceiling = error_ceiling(budget, problem.total_weight, problem.weights_are_integral)
+    total, integral = problem.total_weight, problem.weights_are_integral
+    if isinstance(budget, ClassBudget):
+        z = enc.z_slice()
+        rows = np.zeros((2, enc.n_vars))
+        train = slice(z.start, z.start + enc.n_train)
+        rows[0, train] = problem.negative_weight  # false positives: sum neg z
+        rows[1, train] = -problem.positive_weight  # false negatives: pos (1 - z)
+        fp = error_ceiling(budget.false_positives, total, integral)
+        fn = error_ceiling(budget.false_negatives, total, integral)
+        upper = np.array([fp, fn - problem.positive_weight.sum()])
+        return sp.csr_matrix(rows), np.full(2, -np.inf), upper
+    row, offset = _error_row(enc)
+    ceiling = error_ceiling(budget, total, integral)
     return row, np.array([-np.inf]), np.array([ceiling - offset])
 
 
@@ -119,4 +137,22 @@ def max_disagreement(
         hint=hint,
         extra_rows=_budget_rows(enc, budget),
         branching_priority=enc.heaviest_first(weights) if heaviest_first else None,
+    )
+
+
+def coefficient(enc, feature, budget, *, maximize, hint=None):
+    """The least (or, with ``maximize``, largest) canonical weight ``feature``
+    of a model within ``budget``."""
+    c = np.zeros(enc.n_vars)
+    c[int(feature)] = 1.0
+    direction = "max" if maximize else "min"
+    return enc.mip(
+        c,
+        0.0,
+        maximize=maximize,
+        integral=bool(enc.hypothesis.integer),
+        name=f"{direction}_weight[{int(feature)}, budget {budget:g}]",
+        kind="coefficient",
+        hint=hint,
+        extra_rows=_budget_rows(enc, budget),
     )

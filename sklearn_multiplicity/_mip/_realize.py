@@ -39,7 +39,7 @@ def max_margin(enc, z):
     k, p = X.shape
     sign = np.where(z, -1.0, 1.0)[:, None]  # rows as "<= 0"
     A = np.hstack([sign * X, sign, np.ones((k, 1))])
-    w_lo, w_hi, b_lo, b_hi = enc.hypothesis.weight_bounds(enc.problem)
+    w_lo, w_hi, b_lo, b_hi = enc.weight_bounds()
     bounds = [*zip(w_lo, w_hi, strict=True), (b_lo, b_hi), (None, 1.0)]
     c = np.zeros(p + 2)
     c[-1] = -1.0

@@ -1,7 +1,8 @@
 """numpydoc validation of the public API's docstrings.
 
-Every object of ``sklearn_multiplicity.__all__``, every public method (and
-property) of its classes defined in this package, and
+Every object of ``sklearn_multiplicity.__all__`` and of
+``sklearn_multiplicity.constraints.__all__``, every public method (and
+property) of their classes defined in this package, and
 ``sklearn_multiplicity.datasets.load_compas`` must pass
 :func:`numpydoc.validate.validate`, except for the style-only checks in
 ``IGNORED``. The Examples sections themselves are run by ``--doctest-modules``
@@ -81,6 +82,14 @@ def _public_names():
         if inspect.isclass(obj):
             names += [f"{PACKAGE}.{name}.{member}" for member in _public_members(obj)]
     names.append(f"{PACKAGE}.datasets.load_compas")
+    from sklearn_multiplicity import constraints
+
+    for name in constraints.__all__:
+        names.append(f"{PACKAGE}.constraints.{name}")
+        obj = getattr(constraints, name)
+        names += [
+            f"{PACKAGE}.constraints.{name}.{member}" for member in _public_members(obj)
+        ]
     return names
 
 

@@ -1,0 +1,288 @@
+"""Ambiguity and discrepancy at per-class budgets (false positives and
+false negatives bounded separately).
+
+The flip bounds of :class:`~._state.AuditState` answer scalar budgets only:
+whether a model flipping a pattern is within a pair of budgets does not
+follow from its total error. At a :class:`~.._core.ClassBudget`, a pattern is
+
+- flippable when a pooled model within both budgets flips it;
+- unflippable when its scalar flip bound exceeds the pair's total (every
+  model within both budgets is within their sum), or when its flip MIP with
+  one row per class is infeasible;
+- undecided otherwise (a limit stopped its MIP).
+
+The cheap evidence of the scalar audit (threshold shifts, LP bounds) at the
+pair's total comes first; every model it finds is pooled and checked against
+the pair.
+"""
+
+import numpy as np
+
+from .._core import TOLERANCE, Bounds, Status, verify
+from .._mip import _formulations
+from ._discrepancy import DiscrepancyResult
+from ._heuristics import (
+    _class_gap,
+    _cuts,
+    _running_argmin,
+    _with_gap,
+    distinct_directions,
+    pulled_directions,
+)
+from ._scheduling import Deadline
+
+
+class ClassBudgetCertifier:
+    """Ambiguity and discrepancy of an audit at per-class budgets.
+
+    Parameters
+    ----------
+    state : AuditState
+    solvers : Solvers
+    ambiguity : AmbiguityCertifier
+        Its searches and LP screens run at the pair's total first.
+    """
+
+    def __init__(self, state, solvers, ambiguity):
+        self.state = state
+        self.solvers = solvers
+        self.ambiguity = ambiguity
+        #: Patterns proven unflippable by a flip MIP, per budget.
+        self.proven = {}
+        #: Discrepancy results, by ``(budget, key)``.
+        self.discrepancies = {}
+
+    # -- evidence ------------------------------------------------------------
+    def flippable(self, budget):
+        """Patterns a pooled model within ``budget`` flips."""
+        state = self.state
+        k = state.problem.n_patterns
+        out = np.zeros(k, dtype=bool)
+        for model in state.pool.within(budget):
+            out |= model.z[:k] != state.baseline
+        return out
+
+    def maybe_flippable(self, budget):
+        """Patterns not proven unflippable within ``budget``."""
+        state = self.state
+        maybe = state.maybe_flippable(budget.total)
+        proven = self.proven.get(budget)
+        if proven is not None:
+            maybe &= ~proven
+        return maybe | self.flippable(budget)
+
+    def undetermined(self, budget):
+        return np.flatnonzero(self.maybe_flippable(budget) & ~self.flippable(budget))
+
+    def fewest_flip_errors(self, budget):
+        """Per pattern, the fewest errors of a pooled model within ``budget``
+        flipping it (``inf``: none known)."""
+        state = self.state
+        k = state.problem.n_patterns
+        best = np.full(k, np.inf)
+        for model in state.pool.within(budget):
+            flips = model.z[:k] != state.baseline
+            best[flips] = np.minimum(best[flips], model.errors)
+        return best
+
+    def witness(self, pattern, budget):
+        """The pooled model within ``budget`` flipping ``pattern`` with the
+        fewest errors, or None."""
+        state = self.state
+        flipping = [
+            m
+            for m in state.pool.within(budget)
+            if m.z[pattern] != state.baseline[pattern]
+        ]
+        return min(flipping, key=lambda m: m.errors, default=None)
+
+    def ambiguity_bounds(self, budget, weights=None):
+        """Certified bounds on the weighted share of flippable patterns."""
+        weights = self.state.problem.pattern_weight if weights is None else weights
+        total = weights.sum()
+        if total <= 0:
+            return Bounds(0.0, 0.0)
+        sure, maybe = self.flippable(budget), self.maybe_flippable(budget)
+        return Bounds(
+            float(weights[sure].sum() / total), float(weights[maybe].sum() / total)
+        )
+
+    # -- certification -------------------------------------------------------
+    def _cheap(self, budget, deadline):
+        """Searches and LP screens at the pair's total, then threshold shifts
+        within both budgets (their models pooled)."""
+        if deadline.expired() or self.undetermined(budget).size == 0:
+            return
+        share = deadline.share(self.ambiguity.search_share)
+        directions = self.ambiguity.search(budget.total, pulled=True, deadline=share)
+        self.ambiguity.screen(budget.total, deadline)
+        self.search(budget, directions, deadline=share)
+
+    def search(self, budget, directions=(), *, pulled=True, deadline=None):
+        """Threshold shifts within both budgets of ``directions`` and, with
+        ``pulled``, of the pooled directions and of logistic regressions
+        pulled towards each undecided pattern."""
+        state = self.state
+        todo = self.undetermined(budget)
+        if todo.size == 0:
+            return
+        directions = list(directions)
+        if pulled:
+            directions += [m.w for m in state.pool.models]
+            directions += pulled_directions(
+                state.enc, state.baseline, todo, deadline=deadline
+            )
+        directions = distinct_directions(directions)
+        for w, b in class_threshold_flips(
+            state.enc, directions, state.baseline, todo, budget
+        ):
+            fitted = state.enc.hypothesis.fit_model(state.problem, w, b)
+            if fitted is not None:
+                state.add_model(verify(state.enc, *fitted, source="threshold shift"))
+
+    def certify(self, budget, deadline=None, progress=None):
+        """Settle every pattern at ``budget``; the undecided ones."""
+        deadline = deadline or Deadline(None)
+        state = self.state
+        if deadline.expired():
+            return self.undetermined(budget)
+        self._cheap(budget, deadline)
+        proven = self.proven.setdefault(
+            budget, np.zeros(state.problem.n_patterns, dtype=bool)
+        )
+        attempted = set()
+        while not deadline.expired():
+            todo = np.array(
+                [u for u in self.undetermined(budget) if u not in attempted], int
+            )
+            if not todo.size:
+                break
+            # Likeliest flips first (smallest LP bound on the overall error):
+            # each witness's direction then flips others by threshold shifts.
+            u = int(todo[np.lexsort((todo, state.lp_bound[todo]))[0]])
+            attempted.add(u)
+            witness = state.witness_of(u)
+            hint = (
+                None if witness is None else state.enc.hint_from((witness.w, witness.b))
+            )
+            mip = _formulations.flip(
+                state.enc, u, int(not state.baseline[u]), budget=budget, hint=hint
+            )
+            mip = self.solvers.small(mip, state.flip_rows.get(u))[0]
+            result = self.solvers.solve(mip, deadline, first_solution=True)
+            state.record(mip, result)
+            if result.has_solution:
+                w, b, _ = state.enc.decode(result.x)
+                model = state.add_model(verify(state.enc, w, b, source=mip.name))
+                if model is not None:
+                    self.search(budget, [model.w], pulled=False)
+            if result.status == Status.INFEASIBLE:
+                proven[u] = True
+            if progress is not None:
+                progress(self.undetermined(budget).size)
+        return self.undetermined(budget)
+
+    def discrepancy(self, budget, *, weights=None, key="all", deadline=None):
+        """Bounds on the largest weighted share flipped within ``budget``."""
+        deadline = deadline or Deadline(None)
+        state = self.state
+        weights = state.problem.pattern_weight if weights is None else weights
+        total = float(weights.sum())
+        cached = self.discrepancies.get((budget, key))
+        if cached is not None and cached.bounds.certified:
+            return cached
+        if total <= 0:
+            return DiscrepancyResult(Bounds(0.0, 0.0), None)
+        self._cheap(budget, deadline)
+        best, lower = state.best_within(budget, weights)
+        upper = total
+        if not deadline.expired():
+            enc = state.enc
+            extended = np.zeros(enc.X.shape[0])
+            extended[: state.problem.n_patterns] = weights
+            hint = None if best is None else enc.hint_from((best.w, best.b))
+            mip = _formulations.max_disagreement(
+                enc,
+                state.extended_baseline(),
+                budget,
+                weights=extended,
+                hint=hint,
+                name=f"max_disagreement[{key}, budget {budget:g}]",
+            )
+            fixed = np.flatnonzero(~self.maybe_flippable(budget))
+            if fixed.size:
+                columns = enc.z_offset + fixed
+                mip.var_lower = mip.var_lower.copy()
+                mip.var_upper = mip.var_upper.copy()
+                mip.var_lower[columns] = mip.var_upper[columns] = state.baseline[fixed]
+            mip, relaxation = self.solvers.small(mip)
+            result = self.solvers.solve(mip, deadline)
+            entry = state.record(mip, result)
+            if result.has_solution:
+                w, b, _ = enc.decode(result.x)
+                found = state.add_model(verify(enc, w, b, source=mip.name))
+                if found is not None and budget.admits(
+                    found.false_positives, found.false_negatives
+                ):
+                    value = state.disagreement(found, weights)
+                    if value > lower:
+                        best, lower = found, value
+            claimed = result.bound if result.status != Status.ERROR else np.inf
+            if result.status == Status.INFEASIBLE:
+                claimed = 0.0
+            if relaxation is not None:
+                claimed = min(claimed, relaxation.bound)
+            if claimed < lower - TOLERANCE:
+                entry.refute("bound refuted by a verified model")
+            elif np.isfinite(claimed):
+                upper = min(upper, claimed)
+        upper = max(upper, lower)
+        if cached is not None:
+            lower = max(lower, cached.bounds.lower * total)
+            upper = min(upper, cached.bounds.upper * total)
+        out = DiscrepancyResult(Bounds(lower / total, upper / total), best)
+        self.discrepancies[(budget, key)] = out
+        return out
+
+
+def class_threshold_flips(enc, directions, baseline, candidates, budget):
+    """Thresholds of ``directions`` within both budgets that flip candidates.
+
+    Along a direction, moving the threshold up trades false positives for
+    false negatives, so the thresholds within both budgets are one run of
+    cuts; pattern ``u`` is flipped by the cuts on its far side. Per
+    candidate, the cut of fewest errors among those (cuts that would break
+    the class's margin are left out, as in ``threshold_flips``).
+
+    Returns
+    -------
+    list of (w, b)
+        Distinct models (unverified) flipping at least one candidate.
+    """
+    X = enc.X[: enc.n_train]
+    pos, neg = enc.problem.positive_weight, enc.problem.negative_weight
+    min_gap = _class_gap(enc)
+    candidates = np.asarray(candidates, dtype=np.int64)
+    found = {}
+    to_negative = baseline[candidates]
+    for w in directions:
+        if not np.any(w):
+            continue
+        if min_gap > 0:
+            w = w / np.abs(w).max()
+        s = X @ w
+        order, sorted_s, errors, thresholds = _cuts(s, pos, neg)
+        errors = _with_gap(errors, sorted_s, min_gap)
+        false_negatives = np.concatenate([[0.0], np.cumsum(pos[order])])
+        false_positives = np.concatenate([np.cumsum(neg[order][::-1])[::-1], [0.0]])
+        within = budget.admits(false_positives, false_negatives)
+        errors = np.where(within, errors, np.inf)
+        k = s.size
+        best_up_to = _running_argmin(errors)
+        best_from = k - _running_argmin(errors[::-1])[::-1]
+        rank_low = np.searchsorted(sorted_s, s[candidates], side="left")
+        rank_high = np.searchsorted(sorted_s, s[candidates], side="right")
+        chosen = np.where(to_negative, best_from[rank_high], best_up_to[rank_low])
+        for i in np.unique(chosen[np.isfinite(errors[chosen])]):
+            found.setdefault((id(w), int(i)), (w, -thresholds[i]))
+    return list(found.values())

@@ -1,0 +1,110 @@
+"""What every request of :class:`MultiplicityAuditor` shares: its tolerance,
+budget and deadline; and the coefficient ranges of a level set."""
+
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+from ._core._validation import check_tolerance
+from ._engine import Deadline
+
+
+class RequestMixin:
+    """Tolerances, error budgets and coefficient ranges of the auditor.
+
+    Reads the fitted ``session_`` and ``classes_`` and the parameters
+    ``epsilon``, ``total_time_limit`` and ``time_limit``.
+    """
+
+    def _request(self, eps):
+        """Validate a request's settings; its tolerance, budget and deadline.
+
+        The tolerance is a number, or per class a :class:`PerClassEpsilon`
+        ``(eps_neg, eps_pos)`` whose budget is a ``ClassBudget``.
+        """
+        check_is_fitted(self)
+        self._validate_params()  # limits are read per request (set_params)
+        eps = check_tolerance(self.epsilon if eps is None else eps, self.classes_)
+        deadline = Deadline(self.total_time_limit, per_mip=self.time_limit)
+        return eps, self.session_.level_set.budget(eps), deadline
+
+    def error_budget(self, eps=None):
+        """Largest weighted training error of a model of the ``eps``-level set.
+
+        Parameters
+        ----------
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance, or one per class label (on that class's error
+            rate); defaults to the ``epsilon`` parameter.
+
+        Returns
+        -------
+        float or dict
+            ``err(h0) + eps * W``, the allowance rounded down to a whole
+            number with integral weights. Per class, a dict with the largest
+            weighted ``false_positives`` (``FP(h0) + eps_neg * W_neg``) and
+            ``false_negatives`` (``FN(h0) + eps_pos * W_pos``).
+        """
+        budget = self._request(eps)[1]
+        if isinstance(budget, float):
+            return budget
+        return {
+            "false_positives": budget.false_positives,
+            "false_negatives": budget.false_negatives,
+        }
+
+    def coefficient_ranges(self, eps=None):
+        """Least and largest weight of every feature over the level set.
+
+        Two MIPs per weight of the canonical representation (the documented
+        normalisation: see ``hypothesis_class_``; columns that are affine
+        combinations of others carry no weight and are left out).
+
+        Parameters
+        ----------
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per feature: ``feature``, ``min`` and ``max`` (the
+            certified values, or inner bounds when a limit stopped a MIP),
+            ``min_lower``, ``min_upper``, ``max_lower``, ``max_upper``
+            (certified bounds), ``sign`` (``"non-negative"``,
+            ``"non-positive"``, ``"either"`` or ``"unknown"``: stable when
+            every model of the level set keeps it), ``certified``, and
+            ``min_model``, ``max_model`` (fitted level-set models attaining
+            the inner ends, or ``None``).
+        """
+        _, budget, deadline = self._request(eps)
+        session = self.session_
+        names = getattr(self, "feature_names_in_", None)
+        audit_names = self._fitted_baseline.feature_names
+        names = audit_names if audit_names is not None else names
+        rows = []
+        for end in session.coefficient_ranges(budget, deadline):
+            column = int(session.problem.kept_columns[end.feature])
+            least, largest = end.least, end.largest
+            rows.append(
+                {
+                    "feature": column if names is None else names[column],
+                    "min": least.upper,
+                    "max": largest.lower,
+                    "min_lower": least.lower,
+                    "min_upper": least.upper,
+                    "max_lower": largest.lower,
+                    "max_upper": largest.upper,
+                    "sign": end.sign,
+                    "certified": bool(least.certified and largest.certified),
+                    "min_model": self._model_or_none(end.least_model),
+                    "max_model": self._model_or_none(end.largest_model),
+                }
+            )
+        columns = ["feature", "min", "max", "min_lower", "min_upper"]
+        columns += ["max_lower", "max_upper", "sign", "certified"]
+        columns += ["min_model", "max_model"]
+        return pd.DataFrame(rows, columns=columns)
+
+    def _model_or_none(self, model):
+        return None if model is None else self._estimator_of(model)
