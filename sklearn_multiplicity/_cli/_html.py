@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from .._core import TOLERANCE
+from ._decisions import abstention_line
 
 
 def write_plots(report, out):
@@ -117,10 +118,8 @@ def render_html(report, data, images):
         a = data["abstention"]
         parts += [
             "<h2>Abstention</h2>",
-            f"<p>Deciding only people whom no model of the level set predicts "
-            f"differently: {a['n_decided']} decided ({a['coverage']:.1%}), "
-            f"accuracy on them {a['decided_accuracy']:.1%} (baseline on "
-            f"everyone {a['baseline_accuracy']:.1%}). Column "
+            "<p>Deciding only people whom no model of the level set predicts "
+            f"differently: {esc(abstention_line(a))}. Column "
             "<code>decision</code> of <code>people.csv</code>.</p>",
         ]
     if "path" in images:

@@ -15,7 +15,13 @@ from .._core import certified as is_certified
 from .._epsilon import EpsilonSuggestion
 from .._frame import MultiplicityFrame
 from .._sampling import SamplingAuditor
-from ._decisions import abstention, decisions, error_rates, rates_line
+from ._decisions import (
+    abstention,
+    abstention_line,
+    decisions,
+    error_rates,
+    rates_line,
+)
 from ._format import (
     CERTIFIED,
     MEASURES,
@@ -406,10 +412,7 @@ class AuditReport:
             a_ = self.abstention()
             lines += [
                 "",
-                f"Abstaining on contestable people: decides {a_['n_decided']} of "
-                f"{n} ({a_['coverage']:.1%}), accuracy on them "
-                f"{a_['decided_accuracy']:.1%} (baseline on everyone "
-                f"{a_['baseline_accuracy']:.1%})",
+                f"Abstaining on contestable people of {n}: {abstention_line(a_)}",
             ]
         status = "all certified" if self.certified else "NOT all certified"
         lines += [

@@ -74,3 +74,21 @@ def test_report_lists_the_constraints_in_force(tmp_path):
         )
         <= 1
     )
+
+
+def test_abstaining_on_everyone_reports_no_accuracy(tmp_path, capsys):
+    csv = tmp_path / "data.csv"
+    small_frame().to_csv(csv, index=False)
+    out_dir = tmp_path / "report"
+    # At eps = 1 every model is in the level set: everyone is contestable.
+    code, out, err = run(
+        capsys,
+        "audit", csv, "--target", "outcome", "--epsilon", "1",
+        "--abstain", "--out", out_dir, *FAST,
+    )  # fmt: skip
+    assert code == 0, err
+    report = json.loads((out_dir / "report.json").read_text())
+    assert report["abstention"]["n_decided"] == 0
+    assert report["abstention"]["decided_accuracy"] is None
+    assert "decides 0 (0.0%), no accuracy to report" in out
+    assert "no accuracy to report" in (out_dir / "report.html").read_text()
