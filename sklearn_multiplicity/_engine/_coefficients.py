@@ -80,7 +80,7 @@ def _end(state, solvers, budget, deadline, j, maximize):
     if not attained and not deadline.expired():
         hint = None if best is None else enc.hint_from((best.w, best.b))
         mip = _formulations.coefficient(enc, j, budget, maximize=maximize, hint=hint)
-        mip, relaxation = solvers.small(mip)
+        mip, relaxation = solvers.small(mip, deadline=deadline)
         result = solvers.solve(mip, deadline)
         entry = state.record(mip, result)
         if result.has_solution:

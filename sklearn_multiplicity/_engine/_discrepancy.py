@@ -43,6 +43,31 @@ MOVE_SHARE = 0.1
 MOVE_SHARE_WITHOUT_IDENTITIES = 0.3
 
 
+def disagreement_mip(state, budget, weights, unflippable, best=None, key="all"):
+    """The MIP of most ``weights`` of disagreement with the baseline within
+    ``budget``, the patterns ``unflippable`` (a mask) fixed to the baseline's
+    label and ``best`` (a pooled model, or None) as its hint."""
+    enc = state.enc
+    hint = None if best is None else enc.hint_from((best.w, best.b))
+    extended = np.zeros(enc.X.shape[0])
+    extended[: state.problem.n_patterns] = weights
+    mip = _formulations.max_disagreement(
+        enc,
+        state.extended_baseline(),
+        budget,
+        weights=extended,
+        hint=hint,
+        name=f"max_disagreement[{key}, budget {budget:g}]",
+    )
+    fixed = np.flatnonzero(unflippable)
+    if fixed.size:
+        columns = enc.z_offset + fixed
+        mip.var_lower = mip.var_lower.copy()
+        mip.var_upper = mip.var_upper.copy()
+        mip.var_lower[columns] = mip.var_upper[columns] = state.baseline[fixed]
+    return mip
+
+
 @dataclass
 class DiscrepancyResult:
     """Certified discrepancy bounds and the model that realises the lower one."""
@@ -277,26 +302,8 @@ class DiscrepancyCertifier:
         Patterns proven unflippable keep their baseline label; ``best`` (a
         pooled model) is the hint.
         """
-        state = self.state
-        enc = state.enc
-        hint = None if best is None else enc.hint_from((best.w, best.b))
-        extended = np.zeros(enc.X.shape[0])
-        extended[: state.problem.n_patterns] = weights
-        mip = _formulations.max_disagreement(
-            enc,
-            state.extended_baseline(),
-            budget,
-            weights=extended,
-            hint=hint,
-            name=f"max_disagreement[{key}, budget {budget:g}]",
-        )
-        # No model within the budget flips a pattern proven unflippable.
-        fixed = np.flatnonzero(~state.maybe_flippable(budget))
-        if fixed.size:
-            columns = enc.z_offset + fixed
-            mip.var_lower = mip.var_lower.copy()
-            mip.var_upper = mip.var_upper.copy()
-            mip.var_lower[columns] = mip.var_upper[columns] = state.baseline[fixed]
+        unflippable = ~self.state.maybe_flippable(budget)
+        mip = disagreement_mip(self.state, budget, weights, unflippable, best, key)
         return self.solvers.small(mip, deadline=deadline)
 
     # -- every budget at once --------------------------------------------------

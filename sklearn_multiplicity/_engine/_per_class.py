@@ -20,7 +20,7 @@ import numpy as np
 
 from .._core import TOLERANCE, Bounds, Status, verify
 from .._mip import _formulations
-from ._discrepancy import DiscrepancyResult
+from ._discrepancy import DiscrepancyResult, disagreement_mip
 from ._heuristics import (
     _class_gap,
     _cuts,
@@ -168,7 +168,7 @@ class ClassBudgetCertifier:
             mip = _formulations.flip(
                 state.enc, u, int(not state.baseline[u]), budget=budget, hint=hint
             )
-            mip = self.solvers.small(mip, state.flip_rows.get(u))[0]
+            mip = self.solvers.small(mip, state.flip_rows.get(u), deadline=deadline)[0]
             result = self.solvers.solve(mip, deadline, first_solution=True)
             state.record(mip, result)
             if result.has_solution:
@@ -198,24 +198,9 @@ class ClassBudgetCertifier:
         upper = total
         if not deadline.expired():
             enc = state.enc
-            extended = np.zeros(enc.X.shape[0])
-            extended[: state.problem.n_patterns] = weights
-            hint = None if best is None else enc.hint_from((best.w, best.b))
-            mip = _formulations.max_disagreement(
-                enc,
-                state.extended_baseline(),
-                budget,
-                weights=extended,
-                hint=hint,
-                name=f"max_disagreement[{key}, budget {budget:g}]",
-            )
-            fixed = np.flatnonzero(~self.maybe_flippable(budget))
-            if fixed.size:
-                columns = enc.z_offset + fixed
-                mip.var_lower = mip.var_lower.copy()
-                mip.var_upper = mip.var_upper.copy()
-                mip.var_lower[columns] = mip.var_upper[columns] = state.baseline[fixed]
-            mip, relaxation = self.solvers.small(mip)
+            unflippable = ~self.maybe_flippable(budget)
+            mip = disagreement_mip(state, budget, weights, unflippable, best, key)
+            mip, relaxation = self.solvers.small(mip, deadline=deadline)
             result = self.solvers.solve(mip, deadline)
             entry = state.record(mip, result)
             if result.has_solution:
