@@ -247,6 +247,13 @@ class SamplingAuditor(BaseEstimator):
             The fitted sampling auditor.
         """
         n_models = _check_n_models(self.n_models)
+        if self.time_limit is not None and not (
+            isinstance(self.time_limit, numbers.Real) and self.time_limit >= 0
+        ):
+            raise ValueError(
+                "time_limit must be a non-negative number or None, got "
+                f"{self.time_limit!r}."
+            )
         if self.reference not in ("baseline", "best"):
             raise ValueError(
                 f"reference must be 'baseline' or 'best', got {self.reference!r}."
@@ -284,13 +291,6 @@ class SamplingAuditor(BaseEstimator):
         return self
 
     def _fit_pool(self, Z, y, sample_weight, n_models):
-        if self.time_limit is not None and not (
-            isinstance(self.time_limit, numbers.Real) and self.time_limit >= 0
-        ):
-            raise ValueError(
-                "time_limit must be a non-negative number or None, got "
-                f"{self.time_limit!r}."
-            )
         rng = check_random_state(self.random_state)
         n_l1 = n_models // 2
         grid = [(C, True) for C in np.logspace(*C_RANGE, n_l1)]
