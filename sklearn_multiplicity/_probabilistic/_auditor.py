@@ -71,19 +71,22 @@ class ProbabilisticAuditor(
         Width, on the probability scale, within which every end of a range is
         certified.
     refine : {"all", "threshold", "none"}, default="all"
-        Which ends the exact solver settles after the closed-form bounds:
+        Which ends the boundary walk and the exact solver settle after the
+        closed-form bounds:
         ``"all"``, every end left wider than ``tol``; ``"threshold"``, only
         the ends that decide whether a person's thresholded decision can flip
         (faster on large tables: ambiguity stays exact, other ranges are
         reported as certified brackets); ``"none"``, none (closed forms only,
         for very large tables: every value is a certified bracket).
     n_jobs : int or None, default=None
-        Parallel batches of the exact solver (joblib; ``-1``: every core).
+        Parallel batches of the walk and the exact solver (joblib; ``-1``:
+        every core).
     time_limit : float or None, default=300
-        Seconds for the exact solver in each request (``fit`` excluded), like
-        ``max_iter``: when they run out, the ends still open keep certified
-        brackets (the closed forms or the solver's last), ranges are reported
-        with ``certified`` False and measures as bounds. ``None``: unlimited.
+        Seconds for the walk and the exact solver in each request (``fit``
+        excluded), like ``max_iter``: when they run out, the ends still open
+        keep certified brackets (the closed forms or the solvers' last),
+        ranges are reported with ``certified`` False and measures as bounds.
+        ``None``: unlimited.
 
     Attributes
     ----------
@@ -111,9 +114,12 @@ class ProbabilisticAuditor(
     -----
     The closed-form bounds are two ellipsoids around the minimiser: inside
     the set, from the curvature bound 1/4 of the logistic loss; around it,
-    from its self-concordance (Bach, 2010). Ends they leave open are solved
-    by a 1-D Lagrangian search (``max x . theta - t (F(theta) - L)``) with a
-    duality-gap certificate. Rounding is absorbed by a relative margin of
+    from its self-concordance (Bach, 2010). Ends they leave open go to a
+    boundary walk (models of the set pulled back to its boundary along rays
+    from the minimiser, each with a quadratic lower model of ``F`` that holds
+    on the whole set and bounds the end from above), and the ends the walk
+    leaves open to a 1-D Lagrangian search (``max x . theta - t (F(theta) -
+    L)``) with a duality-gap certificate. Rounding is absorbed by a relative margin of
     ``1e-11`` on every comparison with the level ``F(baseline) + eps``.
 
     References

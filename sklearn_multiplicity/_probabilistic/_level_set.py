@@ -3,7 +3,7 @@
 One object per fitted auditor: the objective, the baseline's parameters, the
 certified minimiser and, per tolerance, the two closed-form ellipsoids. Score
 ranges come from the ellipsoids and, for the ends they leave open, from the
-exact solver.
+boundary walk (:mod:`._walk`) and then the exact solver.
 """
 
 from dataclasses import dataclass
@@ -13,6 +13,7 @@ import numpy as np
 from ._bounds import ScoreBounds, closed_form_bounds, inner_ellipsoid, outer_ellipsoid
 from ._objective import minimum
 from ._solver import prob_gap, solve_ends
+from ._walk import BoundaryWalk
 
 
 @dataclass
@@ -50,6 +51,7 @@ class LevelSet:
         _, g, _ = objective.derivatives(self.center[:, None])
         self.center_grad = g[:, 0]
         self._ellipsoids = {}
+        self._walks = {}
 
     def level(self, eps):
         """The largest objective of the level set at ``eps``."""
@@ -62,44 +64,43 @@ class LevelSet:
             args = (self.objective, self.center, self.center_grad, delta)
             outer, R = outer_ellipsoid(*args)
             self._ellipsoids[eps] = (outer, inner_ellipsoid(*args, R_outer=R))
+            self._walks[eps] = BoundaryWalk(
+                self.objective, self.center, self.level(eps), R
+            )
         return self._ellipsoids[eps]
 
     def ranges(self, rows, eps, refine, tol, n_jobs=None, end=None):
         """Certified ranges of the scores ``rows @ theta`` (rows augmented).
 
         ``refine(bounds)`` returns the masks ``(lower, upper)`` of the ends to
-        solve exactly; the rest keep their closed-form brackets. The exact
-        solver stops at ``end`` (a ``time.perf_counter()`` value, ``None``:
-        never), leaving certified brackets.
+        settle; the rest keep their closed-form brackets. The boundary walk
+        settles most of them, the exact solver the rest; both stop at ``end``
+        (a ``time.perf_counter()`` value, ``None``: never), leaving certified
+        brackets.
         """
         outer, inner = self.ellipsoids(eps)
-        baseline = rows @ self.theta0
-        b = closed_form_bounds(rows, baseline, outer, inner)
-        need_lo, need_hi = refine(b)
-        lo_idx, hi_idx = np.flatnonzero(need_lo), np.flatnonzero(need_hi)
-        C = np.hstack([rows[hi_idx].T, -rows[lo_idx].T])
-        known_lo = np.concatenate([b.upper_in[hi_idx], -b.lower_in[lo_idx]])
-        known_hi = np.concatenate([b.upper_out[hi_idx], -b.lower_out[lo_idx]])
-        lo, hi, thetas = solve_ends(
-            self.objective,
-            C,
-            self.center,
-            self.min_upper,
-            self.level(eps),
-            known_lo,
-            known_hi,
-            tol,
-            n_jobs=n_jobs,
-            end=end,
-        )
-        complete = not np.any(prob_gap(lo, hi) > tol)
-        k = hi_idx.size
-        b.upper_in[hi_idx], b.upper_out[hi_idx] = lo[:k], hi[:k]
-        b.lower_in[lo_idx], b.lower_out[lo_idx] = -lo[k:], -hi[k:]
+        b = closed_form_bounds(rows, rows @ self.theta0, outer, inner)
         p, n = rows.shape[1], rows.shape[0]
-        lower_models, upper_models = np.full((p, n), np.nan), np.full((p, n), np.nan)
-        upper_models[:, hi_idx], lower_models[:, lo_idx] = thetas[:, :k], thetas[:, k:]
-        return Ranges(b, lower_models, upper_models, complete)
+        models = (np.full((p, n), np.nan), np.full((p, n), np.nan))
+        _settle(rows, b, models, refine, self._walks[eps].run, tol, n_jobs, end)
+        complete = _settle(rows, b, models, refine, self._exact(eps), tol, n_jobs, end)
+        return Ranges(b, models[0], models[1], complete)
+
+    def _exact(self, eps):
+        def solve(C, lower, upper, tol, **kwargs):
+            return solve_ends(
+                self.objective,
+                C,
+                self.center,
+                self.min_upper,
+                self.level(eps),
+                lower,
+                upper,
+                tol,
+                **kwargs,
+            )
+
+        return solve
 
     def attaining(self, ranges, index, row, end, eps):
         """A model of the level set whose score of ``row`` is the attained
@@ -121,19 +122,40 @@ class LevelSet:
         outer, inner = self.ellipsoids(eps)
         mid_o, half_o = outer.extents(C.T)
         mid_i, half_i = inner.extents(C.T)
-        _, _, thetas = solve_ends(
-            self.objective,
-            C,
-            self.center,
-            self.min_upper,
-            self.level(eps),
-            mid_i + half_i,
-            mid_o + half_o,
-            tol,
-            n_jobs=n_jobs,
-            end=end,
+        lower, upper, thetas = self._walks[eps].run(
+            C, mid_i + half_i, mid_o + half_o, tol, n_jobs=n_jobs, end=end
         )
+        left = np.flatnonzero(prob_gap(lower, upper) > tol)
+        _, _, exact = self._exact(eps)(
+            C[:, left], lower[left], upper[left], tol, n_jobs=n_jobs, end=end
+        )
+        _keep_found(thetas, left, exact)
         missing = np.isnan(thetas).any(axis=0)
         for k in np.flatnonzero(missing):
             thetas[:, k] = inner.extreme(C[:, k])
         return thetas
+
+
+def _keep_found(models, index, thetas):
+    """Record the models found for ``index``, keeping earlier ones where none
+    was found (``nan`` columns)."""
+    found = ~np.isnan(thetas).any(axis=0)
+    models[:, index[found]] = thetas[:, found]
+
+
+def _settle(rows, b, models, refine, solver, tol, n_jobs, end):
+    """Run ``solver`` on the ends ``refine(b)`` asks for and write its
+    brackets and models back; whether it settled every one of them."""
+    lower_models, upper_models = models
+    need_lo, need_hi = refine(b)
+    lo_idx, hi_idx = np.flatnonzero(need_lo), np.flatnonzero(need_hi)
+    C = np.hstack([rows[hi_idx].T, -rows[lo_idx].T])
+    known_lo = np.concatenate([b.upper_in[hi_idx], -b.lower_in[lo_idx]])
+    known_hi = np.concatenate([b.upper_out[hi_idx], -b.lower_out[lo_idx]])
+    lo, hi, thetas = solver(C, known_lo, known_hi, tol, n_jobs=n_jobs, end=end)
+    k = hi_idx.size
+    b.upper_in[hi_idx], b.upper_out[hi_idx] = lo[:k], hi[:k]
+    b.lower_in[lo_idx], b.lower_out[lo_idx] = -lo[k:], -hi[k:]
+    _keep_found(upper_models, hi_idx, thetas[:, :k])
+    _keep_found(lower_models, lo_idx, thetas[:, k:])
+    return not np.any(prob_gap(lo, hi) > tol)
