@@ -16,6 +16,8 @@ pair's total comes first; every model it finds is pooled and checked against
 the pair.
 """
 
+from functools import partial
+
 import numpy as np
 
 from .._core import TOLERANCE, Bounds, Status, verify
@@ -29,7 +31,7 @@ from ._heuristics import (
     distinct_directions,
     pulled_directions,
 )
-from ._scheduling import Deadline
+from ._scheduling import Deadline, Job
 
 
 class ClassBudgetCertifier:
@@ -141,7 +143,13 @@ class ClassBudgetCertifier:
                 state.add_model(verify(state.enc, *fitted, source="threshold shift"))
 
     def certify(self, budget, deadline=None, progress=None):
-        """Settle every pattern at ``budget``; the undecided ones."""
+        """Settle every pattern at ``budget``; the undecided ones.
+
+        One flip MIP (one error row per class) per undecided pattern,
+        ``n_jobs`` at a time, likeliest flips first (smallest LP bound on the
+        overall error): each witness's direction then flips others by
+        threshold shifts before the next pattern is chosen.
+        """
         deadline = deadline or Deadline(None)
         state = self.state
         if deadline.expired():
@@ -150,26 +158,9 @@ class ClassBudgetCertifier:
         proven = self.proven.setdefault(
             budget, np.zeros(state.problem.n_patterns, dtype=bool)
         )
-        attempted = set()
-        while not deadline.expired():
-            todo = np.array(
-                [u for u in self.undetermined(budget) if u not in attempted], int
-            )
-            if not todo.size:
-                break
-            # Likeliest flips first (smallest LP bound on the overall error):
-            # each witness's direction then flips others by threshold shifts.
-            u = int(todo[np.lexsort((todo, state.lp_bound[todo]))[0]])
-            attempted.add(u)
-            witness = state.witness_of(u)
-            hint = (
-                None if witness is None else state.enc.hint_from((witness.w, witness.b))
-            )
-            mip = _formulations.flip(
-                state.enc, u, int(not state.baseline[u]), budget=budget, hint=hint
-            )
-            mip = self.solvers.small(mip, state.flip_rows.get(u), deadline=deadline)[0]
-            result = self.solvers.solve(mip, deadline, first_solution=True)
+        attempted = np.zeros(state.problem.n_patterns, dtype=bool)
+
+        def learn(u, mip, result):
             state.record(mip, result)
             if result.has_solution:
                 w, b, _ = state.enc.decode(result.x)
@@ -180,7 +171,28 @@ class ClassBudgetCertifier:
                 proven[u] = True
             if progress is not None:
                 progress(self.undetermined(budget).size)
+
+        def next_job():
+            todo = self.undetermined(budget)
+            todo = todo[~attempted[todo]]
+            if todo.size == 0:
+                return None
+            u = int(todo[np.lexsort((todo, state.lp_bound[todo]))[0]])
+            attempted[u] = True
+            mip = self._flip_mip(u, budget, deadline)
+            return Job(mip, partial(learn, u, mip), first_solution=True)
+
+        self.solvers.hand_out(max(1, self.solvers.n_jobs), next_job, deadline)
         return self.undetermined(budget)
+
+    def _flip_mip(self, u, budget, deadline):
+        state = self.state
+        witness = state.witness_of(u)
+        hint = None if witness is None else state.enc.hint_from((witness.w, witness.b))
+        mip = _formulations.flip(
+            state.enc, u, int(not state.baseline[u]), budget=budget, hint=hint
+        )
+        return self.solvers.small(mip, state.flip_rows.get(u), deadline=deadline)[0]
 
     def discrepancy(self, budget, *, weights=None, key="all", deadline=None):
         """Bounds on the largest weighted share flipped within ``budget``."""

@@ -158,7 +158,7 @@ class BoundaryWalk:
         U = target - theta_c[:, None]
         ray = _Ray(self.objective, theta_c, U)
         limit = self.level - self.slack
-        value = at_target = ray.value(np.ones(U.shape[1]))
+        value = at_target = ray.value_at_targets()
         # F is convex along the ray, so the chord from theta_c lies above it:
         # where the chord crosses the level the ray is in the set (checked by
         # evaluating F, rounding included). Targets steer close to the
@@ -209,20 +209,23 @@ class _Ray:
         self.rate = objective.Xs @ U
         self.theta_c, self.U = theta_c, U
 
-    def value(self, alpha):
-        """``F`` at ``alpha`` (one per direction)."""
-        value = np.zeros(alpha.size)
-        for rows, m, e in self._blocks(alpha):
-            value -= self.a[rows] @ (np.minimum(m, 0.0) - np.log1p(e))
-        return value + self._penalty(self.theta_c[:, None] + alpha * self.U)
+    def value_at_targets(self):
+        """``F`` at ``alpha = 1``, the targets themselves."""
+        value = np.zeros(self.U.shape[1])
+        for rows, m, e in self._blocks(None):
+            value += self.a[rows] @ _loss(m, e)
+        return value + self._penalty(self.theta_c[:, None] + self.U)
 
     def value_and_gradient(self, alpha, theta):
         """``F`` and its gradient at the points ``theta`` (columns) of ``alpha``."""
         value = np.zeros(alpha.size)
         weights = np.empty_like(self.rate)
         for rows, m, e in self._blocks(alpha):
-            value -= self.a[rows] @ (np.minimum(m, 0.0) - np.log1p(e))
-            weights[rows] = -self.a[rows, None] * np.where(m >= 0, e, 1.0) / (1.0 + e)
+            value += self.a[rows] @ _loss(m, e)
+            # -a * expit(-m), from e = exp(-|m|) without overflow
+            out = weights[rows]
+            np.divide(-self.a[rows, None], 1.0 + e, out=out)
+            out *= np.where(m >= 0, e, 1.0)
         penalty = self.objective.penalty[:, None] * theta
         grad = self.objective.Xs.T @ weights + penalty
         return value + self._penalty(theta), grad
@@ -231,7 +234,27 @@ class _Ray:
         return 0.5 * np.einsum("p,pk,pk->k", self.objective.penalty, theta, theta)
 
     def _blocks(self, alpha):
+        """Margins ``m`` and ``exp(-|m|)`` block by block (buffers reused);
+        ``alpha`` None: at the targets."""
+        m_buf = np.empty((self.ROWS, self.U.shape[1]))
+        e_buf = np.empty_like(m_buf)
         for start in range(0, self.m0.size, self.ROWS):
             rows = slice(start, start + self.ROWS)
-            m = self.m0[rows, None] + alpha * self.rate[rows]
-            yield rows, m, np.exp(-np.abs(m))
+            rate = self.rate[rows]
+            m, e = m_buf[: rate.shape[0]], e_buf[: rate.shape[0]]
+            if alpha is None:  # alpha = 1
+                np.add(rate, self.m0[rows, None], out=m)
+            else:
+                np.multiply(rate, alpha, out=m)
+                m += self.m0[rows, None]
+            np.abs(m, out=e)
+            np.negative(e, out=e)
+            np.exp(e, out=e)
+            yield rows, m, e
+
+
+def _loss(m, e):
+    """``log(1 + exp(-m))`` from ``m`` and ``e = exp(-|m|)``."""
+    loss = np.log1p(e)
+    loss -= np.minimum(m, 0.0)
+    return loss

@@ -40,6 +40,18 @@ def test_per_class_measures_match_enumeration(seed):
         np.testing.assert_array_equal(auditor.conflicts(eps), flippable[truth.inverse])
 
 
+@pytest.mark.parametrize("seed", [2, 3])
+def test_parallel_per_class_flip_mips_match_enumeration(seed):
+    X, y = random_tiny(seed, n=10, d=2, levels=4)
+    auditor = MultiplicityAuditor(time_limit=20, n_jobs=2).fit(X, y)
+    truth, z0, _ = baseline_truth(auditor, X, y)
+    for eps_neg, eps_pos in PAIRS:
+        eps = {0: eps_neg, 1: eps_pos}
+        _, ambiguity, flippable = truth.class_measures(z0, eps_neg, eps_pos)
+        assert auditor.ambiguity_bounds(eps) == pytest.approx((ambiguity,) * 2)
+        np.testing.assert_array_equal(auditor.conflicts(eps), flippable[truth.inverse])
+
+
 @pytest.mark.slow
 def test_weighted_per_class_measures_match_enumeration():
     X, y = random_tiny(5, n=9, d=2, levels=3)
