@@ -11,6 +11,7 @@ tolerance, each request under --total-time-limit):
 
 Usage: python benchmarks/bench_constraints.py [--data PATH]
        [--scenario NAME ...] [--time-limit S] [--total-time-limit S]
+       [--n-jobs N]
 """
 
 from _common import Timer, load, machine, parser, peak_memory_mb, table
@@ -43,6 +44,7 @@ def run(name, X, y, groups, args):
         time_limit=args.time_limit,
         total_time_limit=args.total_time_limit,
         constraints=constraints,
+        n_jobs=args.n_jobs,
         random_state=0,
     )
     rows = []
@@ -85,6 +87,7 @@ def main():
     p.add_argument("--scenario", nargs="*", choices=sorted(SCENARIOS), default=None)
     p.add_argument("--time-limit", type=float, default=300.0)
     p.add_argument("--total-time-limit", type=float, default=300.0)
+    p.add_argument("--n-jobs", type=int, default=2, help="parallel MIPs")
     args = p.parse_args()
     X, y, groups = load(args.data)
     print(f"COMPAS: {X.shape[0]} rows; {machine()}")

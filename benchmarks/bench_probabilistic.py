@@ -5,10 +5,11 @@ certification and widths.
    within ``tol = 1e-4`` (``refine="all"``).
 2. Synthetic tables of 100 features (60 one-hot columns of 12 categorical
    variables, 40 standard normal columns; labels drawn from a logistic model):
-   3,000 / 10,000 / 30,000 / 300,000 rows, eps = 0.01, with the closed-form
-   bounds alone (``refine="none"``), with the exact solver at the threshold
-   (``refine="threshold"``, up to ``--threshold-up-to`` rows) and everywhere
-   (``refine="all"``, up to ``--exact-up-to`` rows).
+   3,000 / 10,000 / 30,000 / 100,000 / 300,000 rows, eps = 0.01, with the
+   closed-form bounds alone (``refine="none"``), with the walk and the exact
+   solver at the threshold (``refine="threshold"``, up to
+   ``--threshold-up-to`` rows) and everywhere (``refine="all"``, up to
+   ``--exact-up-to`` rows).
 3. Side by side with rashomon-py 0.3.1 (when installed) on breast cancer with
    the same set: log-loss within 0.01 of the optimum of the same penalised
    objective (its ``tolerance=("absolute", 0.01)``; the baseline is fitted to
@@ -18,8 +19,9 @@ certification and widths.
 
 Peak memory is the process's ``ru_maxrss`` after each step (it only grows).
 
-Usage: python benchmarks/bench_probabilistic.py [--rows 3000 10000 30000 300000]
-       [--exact-up-to 3000] [--threshold-up-to 30000] [--n-jobs 2]
+Usage: python benchmarks/bench_probabilistic.py
+       [--rows 3000 10000 30000 100000 300000] [--exact-up-to 30000]
+       [--threshold-up-to 100000] [--n-jobs 2]
        [--skip-rashomon]
 """
 
@@ -146,9 +148,11 @@ def rashomon_side_by_side(n_jobs):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--rows", type=int, nargs="*", default=[3000, 10000, 30000, 300000])
-    p.add_argument("--exact-up-to", type=int, default=3000)
-    p.add_argument("--threshold-up-to", type=int, default=30000)
+    p.add_argument(
+        "--rows", type=int, nargs="*", default=[3000, 10000, 30000, 100000, 300000]
+    )
+    p.add_argument("--exact-up-to", type=int, default=30000)
+    p.add_argument("--threshold-up-to", type=int, default=100000)
     p.add_argument("--n-jobs", type=int, default=2)
     p.add_argument("--skip-rashomon", action="store_true")
     args = p.parse_args()

@@ -49,6 +49,22 @@ def _with_gap(errors, sorted_scores, min_gap):
     return errors
 
 
+def _repaired(enc, w):
+    """``w`` with the weights the class's constraints rule out repaired."""
+    for constraint in enc.constraints:
+        w = constraint.repair(w)
+    return w
+
+
+def _admissible(enc, errors, order):
+    """``errors`` with the cuts that break a constraint of the class ruled out."""
+    for constraint in enc.constraints:
+        admissible = constraint.admissible_cuts(order)
+        if admissible is not None:
+            errors = np.where(admissible, errors, np.inf)
+    return errors
+
+
 def _class_gap(enc):
     """Smallest score gap a threshold needs to keep the class's margin.
 
@@ -86,11 +102,12 @@ def best_thresholds(enc, directions, *, source="threshold"):
     _, _, b_lo, b_hi = enc.hypothesis.weight_bounds(enc.problem)
     models = []
     for w in directions:
+        w = _repaired(enc, w)
         if not np.any(w):
             continue
         w = w / np.abs(w).max()
-        _, sorted_s, errors, thresholds = _cuts(X @ w, pos, neg)
-        errors = _with_gap(errors, sorted_s, _class_gap(enc))
+        order, sorted_s, errors, thresholds = _cuts(X @ w, pos, neg)
+        errors = _admissible(enc, _with_gap(errors, sorted_s, _class_gap(enc)), order)
         b = float(np.clip(-thresholds[int(np.argmin(errors))], b_lo, b_hi))
         models.append(verify(enc, w, b, source=source))
     return models
@@ -133,13 +150,14 @@ def threshold_flips(enc, directions, baseline, candidates, *, min_gap=0.0):
     models = [None] * candidates.size
     to_negative = baseline[candidates]
     for w in directions:
+        w = _repaired(enc, w)
         if not np.any(w):
             continue
         if min_gap > 0:
             w = w / np.abs(w).max()
         s = X @ w
-        _, sorted_s, errors, thresholds = _cuts(s, pos, neg)
-        errors = _with_gap(errors, sorted_s, min_gap)
+        order, sorted_s, errors, thresholds = _cuts(s, pos, neg)
+        errors = _admissible(enc, _with_gap(errors, sorted_s, min_gap), order)
         k = s.size
         best_up_to = _running_argmin(errors)  # best cut at or below i
         best_from = k - _running_argmin(errors[::-1])[::-1]  # at or above i

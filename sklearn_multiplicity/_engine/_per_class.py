@@ -24,8 +24,10 @@ from .._core import TOLERANCE, Bounds, Status, verify
 from .._mip import _formulations
 from ._discrepancy import DiscrepancyResult, disagreement_mip
 from ._heuristics import (
+    _admissible,
     _class_gap,
     _cuts,
+    _repaired,
     _running_argmin,
     _with_gap,
     distinct_directions,
@@ -263,13 +265,14 @@ def class_threshold_flips(enc, directions, baseline, candidates, budget):
     found = {}
     to_negative = baseline[candidates]
     for w in directions:
+        w = _repaired(enc, w)
         if not np.any(w):
             continue
         if min_gap > 0:
             w = w / np.abs(w).max()
         s = X @ w
         order, sorted_s, errors, thresholds = _cuts(s, pos, neg)
-        errors = _with_gap(errors, sorted_s, min_gap)
+        errors = _admissible(enc, _with_gap(errors, sorted_s, min_gap), order)
         false_negatives = np.concatenate([[0.0], np.cumsum(pos[order])])
         false_positives = np.concatenate([np.cumsum(neg[order][::-1])[::-1], [0.0]])
         within = budget.admits(false_positives, false_negatives)

@@ -123,6 +123,19 @@ class ConstraintRows:
         variables start at column ``aux_offset``."""
         return None
 
+    def repair(self, w):
+        """A direction close to ``w`` whose weights meet the constraint (for
+        the searches: threshold shifts along it then need no repair)."""
+        return w
+
+    def admissible_cuts(self, order):
+        """Which thresholds of a direction meet the constraint (``None``: all).
+
+        ``order`` sorts the training patterns by score; cut ``i`` predicts
+        positive the patterns ``order[i:]`` (one entry per cut, ``k + 1``).
+        """
+        return None
+
     def satisfied(self, enc, model, tolerance):
         """Whether the verified ``model`` meets the constraint."""
         raise NotImplementedError
@@ -153,6 +166,11 @@ class SignRows(ConstraintRows):
         w_lower = np.where(s >= 0, np.maximum(w_lower, 0.0), w_lower)
         w_upper = np.where(s <= 0, np.minimum(w_upper, 0.0), w_upper)
         return w_lower, w_upper
+
+    def repair(self, w):
+        s = self.signs
+        w = np.where(s >= 0, np.maximum(w, 0.0), w)
+        return np.where(s <= 0, np.minimum(w, 0.0), w)
 
     def satisfied(self, enc, model, tolerance):
         s, w = self.signs, model.w
@@ -196,6 +214,13 @@ class NonzeroRows(ConstraintRows):
         lower = np.concatenate([np.full(p, -np.inf), np.zeros(p), [-np.inf]])
         upper = np.concatenate([np.zeros(p), np.full(p, np.inf), [float(self.k)]])
         return A, lower, upper
+
+    def repair(self, w):
+        if np.count_nonzero(w) <= self.k:
+            return w
+        kept = np.zeros(w.size, dtype=bool)
+        kept[np.argsort(-np.abs(w), kind="stable")[: self.k]] = True
+        return np.where(kept, w, 0.0)
 
     def satisfied(self, enc, model, tolerance):
         return int(np.sum(np.abs(model.w) > tolerance)) <= self.k
@@ -242,6 +267,15 @@ class RateGapRows(ConstraintRows):
         totals = self.share.sum(axis=1)
         positive = self.share @ z / totals
         return 1.0 - positive if self.rate == "fnr" else positive
+
+    def admissible_cuts(self, order):
+        share = self.share[:, order]
+        positive_from = np.concatenate(
+            [np.cumsum(share[:, ::-1], axis=1)[:, ::-1], np.zeros((len(share), 1))],
+            axis=1,
+        )
+        rates = positive_from / self.share.sum(axis=1)[:, None]
+        return rates.max(axis=0) - rates.min(axis=0) <= self.max_gap + TOLERANCE
 
     def rows(self, layout, aux_offset):
         totals = self.share.sum(axis=1)
