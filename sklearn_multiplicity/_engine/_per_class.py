@@ -21,7 +21,6 @@ from functools import partial
 import numpy as np
 
 from .._core import TOLERANCE, Bounds, Status, verify
-from .._mip import _formulations
 from ._discrepancy import DiscrepancyResult, disagreement_mip
 from ._heuristics import (
     _admissible,
@@ -181,20 +180,11 @@ class ClassBudgetCertifier:
                 return None
             u = int(todo[np.lexsort((todo, state.lp_bound[todo]))[0]])
             attempted[u] = True
-            mip = self._flip_mip(u, budget, deadline)
+            mip = self.ambiguity.flip_mip(u, budget, deadline)
             return Job(mip, partial(learn, u, mip), first_solution=True)
 
         self.solvers.hand_out(max(1, self.solvers.n_jobs), next_job, deadline)
         return self.undetermined(budget)
-
-    def _flip_mip(self, u, budget, deadline):
-        state = self.state
-        witness = state.witness_of(u)
-        hint = None if witness is None else state.enc.hint_from((witness.w, witness.b))
-        mip = _formulations.flip(
-            state.enc, u, int(not state.baseline[u]), budget=budget, hint=hint
-        )
-        return self.solvers.small(mip, state.flip_rows.get(u), deadline=deadline)[0]
 
     def discrepancy(self, budget, *, weights=None, key="all", deadline=None):
         """Bounds on the largest weighted share flipped within ``budget``."""
