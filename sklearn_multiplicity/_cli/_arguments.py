@@ -64,6 +64,80 @@ def _jobs(text):
     return value
 
 
+def _count(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(
+            f"expected a non-negative integer, got {text!r}"
+        )
+    return value
+
+
+_SIGNS = {"+1": 1, "+": 1, "1": 1, "-1": -1, "-": -1, "0": 0}
+
+
+def _sign(text):
+    feature, _, sign = text.rpartition("=")
+    if not feature or sign not in _SIGNS:
+        raise argparse.ArgumentTypeError(
+            f"expected FEATURE=SIGN with SIGN +1, -1 or 0, got {text!r}"
+        )
+    return feature, _SIGNS[sign]
+
+
+_RATES = ("selection", "fpr", "fnr")
+
+
+def _rate_gap(text):
+    rate, _, gap = text.partition("=")
+    try:
+        value = float(gap)
+    except ValueError:
+        value = -1.0
+    if rate not in _RATES or not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(
+            f"expected RATE=GAP with RATE one of {', '.join(_RATES)} and GAP in "
+            f"[0, 1], got {text!r}"
+        )
+    return rate, value
+
+
+def _constraint_options(sub):
+    group = sub.add_argument_group(
+        "constrained competitors (--measure decisions; the baseline and every "
+        "model of the level set meet them)"
+    )
+    group.add_argument(
+        "--max-nonzero",
+        type=_count,
+        default=None,
+        metavar="K",
+        help="at most K non-zero weights",
+    )
+    group.add_argument(
+        "--sign",
+        type=_sign,
+        action="append",
+        default=[],
+        metavar="FEATURE=SIGN",
+        help="fixed sign of a feature's weight (+1, -1, or 0 to leave it out); "
+        "features are the encoded columns (e.g. region_north); repeatable",
+    )
+    group.add_argument(
+        "--rate-gap",
+        type=_rate_gap,
+        action="append",
+        default=[],
+        metavar="RATE=GAP",
+        help="the groups' selection rate, false positive rate (fpr) or false "
+        "negative rate (fnr) within GAP of each other (needs --groups); "
+        "repeatable",
+    )
+
+
 def _common_options(sub, *, epsilon_help, default_out):
     sub.add_argument("--epsilon", type=_epsilon, default=0.01, help=epsilon_help)
     sub.add_argument(
@@ -190,6 +264,7 @@ def build_parser():
         action="store_true",
         help="replace non-binary numeric columns by indicators of >= quartiles",
     )
+    _constraint_options(audit)
     _common_options(
         audit,
         epsilon_help="error tolerance in [0, 1] (default 0.01), or 'auto' "

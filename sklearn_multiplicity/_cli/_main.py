@@ -47,6 +47,23 @@ def _finish(report, out):
     return 0
 
 
+def _constraints(args, groups):
+    """The constraints of the command line (the audit subcommand's only)."""
+    from ..constraints import GroupRateGap, MaxNonzero, Signs
+
+    constraints = []
+    if getattr(args, "max_nonzero", None) is not None:
+        constraints.append(MaxNonzero(args.max_nonzero))
+    signs = dict(getattr(args, "sign", []))
+    if signs:
+        constraints.append(Signs(signs))
+    gaps = getattr(args, "rate_gap", [])
+    if gaps and groups is None:
+        raise ValueError("--rate-gap needs --groups (the groups whose rates it bounds)")
+    constraints += [GroupRateGap(rate=rate, max_gap=gap) for rate, gap in gaps]
+    return constraints
+
+
 def _run(args, X, y, groups, dataset):
     from ._run import run_audit
 
@@ -65,6 +82,7 @@ def _run(args, X, y, groups, dataset):
         verbose=0 if args.quiet else 1,
         dataset=dataset,
         abstain=args.abstain,
+        constraints=_constraints(args, groups),
     )
 
 
@@ -92,6 +110,11 @@ def _audit(args):
 def _run_probabilistic(args, X, y, groups, dataset):
     from ._probabilistic import run_probabilistic_audit
 
+    if _constraints(args, groups):
+        raise ValueError(
+            "--max-nonzero, --sign and --rate-gap constrain the 0-1 level set "
+            "of --measure decisions; --measure probabilistic has no constraints"
+        )
     if args.epsilon == "auto":
         raise ValueError(
             "--epsilon auto is for the decisions measure; give the tolerance "
