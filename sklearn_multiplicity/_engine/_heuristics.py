@@ -49,20 +49,34 @@ def _with_gap(errors, sorted_scores, min_gap):
     return errors
 
 
-def _repaired(enc, w):
-    """``w`` with the weights the class's constraints rule out repaired."""
+def _direction_cuts(enc, w, min_gap, *, scale=False):
+    """The thresholds of direction ``w`` that the class admits.
+
+    ``w`` is first repaired to meet the constraints on weights, and scaled
+    to ``max |w_j| = 1`` with ``scale`` or a positive ``min_gap``; cuts
+    between scores under ``min_gap`` apart, and cuts whose labelling breaks
+    a constraint, get an infinite error.
+
+    Returns
+    -------
+    None when the repaired direction is zero, else ``(w, scores, order,
+    sorted_scores, errors, thresholds)`` as in :func:`_cuts`.
+    """
     for constraint in enc.constraints:
         w = constraint.repair(w)
-    return w
-
-
-def _admissible(enc, errors, order):
-    """``errors`` with the cuts that break a constraint of the class ruled out."""
+    if not np.any(w):
+        return None
+    if scale or min_gap > 0:
+        w = w / np.abs(w).max()
+    s = enc.X[: enc.n_train] @ w
+    pos, neg = enc.problem.positive_weight, enc.problem.negative_weight
+    order, sorted_s, errors, thresholds = _cuts(s, pos, neg)
+    errors = _with_gap(errors, sorted_s, min_gap)
     for constraint in enc.constraints:
         admissible = constraint.admissible_cuts(order)
         if admissible is not None:
             errors = np.where(admissible, errors, np.inf)
-    return errors
+    return w, s, order, sorted_s, errors, thresholds
 
 
 def _class_gap(enc):
@@ -97,17 +111,13 @@ def best_thresholds(enc, directions, *, source="threshold"):
     list of CanonicalModel
         One verified model per non-zero direction.
     """
-    X = enc.X[: enc.n_train]
-    pos, neg = enc.problem.positive_weight, enc.problem.negative_weight
     _, _, b_lo, b_hi = enc.hypothesis.weight_bounds(enc.problem)
     models = []
     for w in directions:
-        w = _repaired(enc, w)
-        if not np.any(w):
+        cuts = _direction_cuts(enc, w, _class_gap(enc), scale=True)
+        if cuts is None:
             continue
-        w = w / np.abs(w).max()
-        order, sorted_s, errors, thresholds = _cuts(X @ w, pos, neg)
-        errors = _admissible(enc, _with_gap(errors, sorted_s, _class_gap(enc)), order)
+        w, _, _, _, errors, thresholds = cuts
         b = float(np.clip(-thresholds[int(np.argmin(errors))], b_lo, b_hi))
         models.append(verify(enc, w, b, source=source))
     return models
@@ -143,21 +153,15 @@ def threshold_flips(enc, directions, baseline, candidates, *, min_gap=0.0):
     errors : ndarray of shape (n_candidates,)
     models : list of (w, b) or None
     """
-    X = enc.X[: enc.n_train]
-    pos, neg = enc.problem.positive_weight, enc.problem.negative_weight
     candidates = np.asarray(candidates, dtype=np.int64)
     best = np.full(candidates.size, np.inf)
     models = [None] * candidates.size
     to_negative = baseline[candidates]
     for w in directions:
-        w = _repaired(enc, w)
-        if not np.any(w):
+        cuts = _direction_cuts(enc, w, min_gap)
+        if cuts is None:
             continue
-        if min_gap > 0:
-            w = w / np.abs(w).max()
-        s = X @ w
-        order, sorted_s, errors, thresholds = _cuts(s, pos, neg)
-        errors = _admissible(enc, _with_gap(errors, sorted_s, min_gap), order)
+        w, s, _, sorted_s, errors, thresholds = cuts
         k = s.size
         best_up_to = _running_argmin(errors)  # best cut at or below i
         best_from = k - _running_argmin(errors[::-1])[::-1]  # at or above i

@@ -23,12 +23,9 @@ import numpy as np
 from .._core import TOLERANCE, Bounds, Status, verify
 from ._discrepancy import DiscrepancyResult, disagreement_mip
 from ._heuristics import (
-    _admissible,
     _class_gap,
-    _cuts,
-    _repaired,
+    _direction_cuts,
     _running_argmin,
-    _with_gap,
     distinct_directions,
     pulled_directions,
 )
@@ -248,21 +245,16 @@ def class_threshold_flips(enc, directions, baseline, candidates, budget):
     list of (w, b)
         Distinct models (unverified) flipping at least one candidate.
     """
-    X = enc.X[: enc.n_train]
     pos, neg = enc.problem.positive_weight, enc.problem.negative_weight
     min_gap = _class_gap(enc)
     candidates = np.asarray(candidates, dtype=np.int64)
     found = {}
     to_negative = baseline[candidates]
     for w in directions:
-        w = _repaired(enc, w)
-        if not np.any(w):
+        cuts = _direction_cuts(enc, w, min_gap)
+        if cuts is None:
             continue
-        if min_gap > 0:
-            w = w / np.abs(w).max()
-        s = X @ w
-        order, sorted_s, errors, thresholds = _cuts(s, pos, neg)
-        errors = _admissible(enc, _with_gap(errors, sorted_s, min_gap), order)
+        w, s, order, sorted_s, errors, thresholds = cuts
         false_negatives = np.concatenate([[0.0], np.cumsum(pos[order])])
         false_positives = np.concatenate([np.cumsum(neg[order][::-1])[::-1], [0.0]])
         within = budget.admits(false_positives, false_negatives)

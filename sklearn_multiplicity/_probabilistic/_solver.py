@@ -18,6 +18,7 @@ for all their gradients) and keeps its Hessian while its margins move little
 """
 
 import time
+from functools import partial
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -75,33 +76,29 @@ def solve_ends(objective, C, theta_c, F_c, level, lower, upper, tol, **kwargs):
     K = C.shape[1]
     if K == 0:
         return lower.copy(), upper.copy(), np.empty((C.shape[0], 0))
-    chunks = [slice(s, s + BATCH) for s in range(0, K, BATCH)]
-    run = delayed(_solve_batch)
-    # Batches of small matrices: one BLAS thread each, the batches in threads
-    # (numpy releases the GIL), no copies of the data to worker processes.
+    solve = partial(_solve_batch, objective, theta_c=theta_c, F_c=F_c, level=level)
+    return in_batches(solve, C, lower, upper, tol, BATCH, n_jobs, **kwargs)
+
+
+def in_batches(solve, C, lower, upper, tol, width, n_jobs, **kwargs):
+    """``solve(C, lower, upper, tol, **kwargs)`` over batches of ``width``
+    columns, joined.
+
+    Batches of small matrices: one BLAS thread each, the batches in threads
+    (numpy releases the GIL), no copies of the data to worker processes.
+    """
+    chunks = [slice(s, s + width) for s in range(0, C.shape[1], width)]
     with threadpool_limits(1):
         parts = Parallel(n_jobs=n_jobs, prefer="threads")(
-            run(
-                objective,
-                C[:, s],
-                theta_c,
-                F_c,
-                level,
-                lower[s],
-                upper[s],
-                tol,
-                **kwargs,
-            )
-            for s in chunks
+            delayed(solve)(C[:, s], lower[s], upper[s], tol, **kwargs) for s in chunks
         )
     lo = np.concatenate([p[0] for p in parts])
     hi = np.concatenate([p[1] for p in parts])
-    thetas = np.concatenate([p[2] for p in parts], axis=1)
-    return lo, hi, thetas
+    return lo, hi, np.concatenate([p[2] for p in parts], axis=1)
 
 
 def _solve_batch(
-    objective, C, theta_c, F_c, level, lower, upper, tol, max_iter=MAX_ITER, end=None
+    objective, C, lower, upper, tol, *, theta_c, F_c, level, max_iter=MAX_ITER, end=None
 ):
     p, K = C.shape
     lower, upper = lower.astype(float).copy(), upper.astype(float).copy()

@@ -31,12 +31,10 @@ Ends the walk leaves open keep their brackets for the exact solver.
 import time
 
 import numpy as np
-from joblib import Parallel, delayed
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
-from threadpoolctl import threadpool_limits
 
 from ._bounds import _curvature, _psi_below, _quadratic
-from ._solver import _slack, prob_gap
+from ._solver import _slack, in_batches, prob_gap
 
 #: Rounds of the walk per end.
 MAX_ROUNDS = 8
@@ -90,15 +88,7 @@ class BoundaryWalk:
         if K == 0 or not self.usable:
             return lower.copy(), upper.copy(), np.full(C.shape, np.nan)
         width = max(1, min(256, BLOCK_FLOATS // self.objective.X.shape[0]))
-        chunks = [slice(s, s + width) for s in range(0, K, width)]
-        with threadpool_limits(1):
-            parts = Parallel(n_jobs=n_jobs, prefer="threads")(
-                delayed(self._walk)(C[:, s], lower[s], upper[s], tol, end)
-                for s in chunks
-            )
-        lo = np.concatenate([p[0] for p in parts])
-        hi = np.concatenate([p[1] for p in parts])
-        return lo, hi, np.concatenate([p[2] for p in parts], axis=1)
+        return in_batches(self._walk, C, lower, upper, tol, width, n_jobs, end=end)
 
     def _walk(self, C, lower, upper, tol, end):
         lower, upper = lower.astype(float).copy(), upper.astype(float).copy()
