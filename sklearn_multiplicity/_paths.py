@@ -84,10 +84,11 @@ class PathMixin:
             One row per tolerance: ``epsilon``, ``extra_errors``, ``budget``,
             ``ambiguity``, ``ambiguity_lower``, ``ambiguity_upper``,
             ``discrepancy``, ``discrepancy_lower``, ``discrepancy_upper``,
-            ``certified``. Per class, ``epsilon_<label>`` for each class,
-            ``false_positives_budget`` and ``false_negatives_budget``
-            instead of ``epsilon``, ``extra_errors`` and ``budget``. Also
-            stored as ``path_``.
+            ``certified``. Per class, ``epsilon`` is the step's common rate
+            (before each class's cap), followed by ``epsilon_<label>`` for
+            each class, ``false_positives_budget`` and
+            ``false_negatives_budget`` instead of ``extra_errors`` and
+            ``budget``. Also stored as ``path_``.
         """
         max_eps, _, deadline = self._request(max_epsilon)
         if isinstance(max_eps, PerClassEpsilon):
@@ -121,20 +122,16 @@ class PathMixin:
     def _per_class_path(self, max_eps, step, deadline):
         """The path of equal steps on both rates (see :meth:`path`)."""
         session = self.session_
-        step = step or max(max_eps) / 10 or 1.0
-        n_steps = int(np.ceil(max(max_eps) / step - 1e-9))
         rows = []
-        for i in range(n_steps + 1):
-            eps = PerClassEpsilon(
-                *(min(i * step, top) for top in max_eps), max_eps.labels
-            )
+        for common, eps in max_eps.steps(step):
             budget = session.level_set.budget(eps)
             session.certify_ambiguity(budget, deadline)
             ambiguity = session.ambiguity_bounds(budget)
             discrepancy = session.discrepancy_bounds(budget, deadline=deadline)
             rows.append(
                 {
-                    **{f"epsilon_{c}": e for c, e in zip(eps.labels, eps, strict=True)},
+                    "epsilon": common,
+                    **eps.columns(),
                     "false_positives_budget": budget.false_positives,
                     "false_negatives_budget": budget.false_negatives,
                     **bounds_columns("ambiguity", ambiguity),

@@ -238,7 +238,12 @@ class MultiplicityPathDisplay:
         if self.sampling_path is not None:
             self._plot_sampling(ax, kwargs)
         _percent_axes(ax, self._largest())
-        ax.set_xlabel("error tolerance ε (share of the training set)")
+        per_class = any(str(c).startswith("epsilon_") for c in self.path.columns)
+        ax.set_xlabel(
+            "error-rate tolerance ε of each class (capped at its own maximum)"
+            if per_class
+            else "error tolerance ε (share of the training set)"
+        )
         ax.set_ylabel("share of training people")
         ax.set_title("Predictive multiplicity over the ε-level set")
         ax.grid(True, alpha=0.3)

@@ -13,8 +13,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from ._baseline import fit_baseline
-from ._core import LevelSet
-from ._core._validation import check_binary_target, check_epsilon, check_weights
+from ._core import ClassBudget, LevelSet
+from ._core._validation import (
+    PerClassEpsilon,
+    check_binary_target,
+    check_tolerance,
+    check_weights,
+)
 
 #: Range of the inverse regularisation strengths ``C`` of the pooled models
 #: (``np.logspace(C_RANGE[0], C_RANGE[1], k)`` for each penalty).
@@ -121,6 +126,9 @@ class SamplingAuditor(BaseEstimator):
         The fitted pool (on the baseline's feature space).
     model_errors_ : ndarray of shape (n_models,)
         Weighted training errors of each pooled model.
+    model_false_positives_, model_false_negatives_ : ndarray of shape (n_models,)
+        The two kinds of weighted training error of each pooled model (for
+        per-class tolerances).
     flips_ : ndarray of bool, shape (n_models, n_samples)
         Where each pooled model's prediction differs from the reference's.
     n_models_ : int
@@ -138,7 +146,11 @@ class SamplingAuditor(BaseEstimator):
     error at most ``err(h0) + eps * W`` (``W`` the total weight); with
     integral weights the allowance is rounded down, ``floor(eps * W)`` (so
     ``floor(eps * n)`` extra errors with unit weights), exactly as in
-    :class:`MultiplicityAuditor`. The exact auditor's hypothesis class asks
+    :class:`MultiplicityAuditor`. Every ``eps`` may also be a dict of one
+    tolerance per class label: false positives and false negatives then
+    have their own allowances, as in :class:`MultiplicityAuditor`.
+
+    The exact auditor's hypothesis class asks
     every training pattern to score at least a small margin away from the
     threshold; a pooled model scoring a pattern within that margin is, in
     rare cases, outside the class, and only then can a sampled value exceed
@@ -281,11 +293,15 @@ class SamplingAuditor(BaseEstimator):
         self.baseline_errors_ = float(weight @ (base != truth))
         self.baseline_error_ = self.baseline_errors_ / weight.sum()
         self.model_errors_ = (predictions != truth) @ weight
+        self.model_false_positives_ = (predictions & ~truth) @ weight
+        self.model_false_negatives_ = (~predictions & truth) @ weight
         self.reference_errors_ = self.baseline_errors_
         if self.reference == "best":
             best = int(np.argmin(self.model_errors_))
             base = predictions[best]
             self.reference_errors_ = float(self.model_errors_[best])
+        self._reference = base
+        self._truth = truth
         self.flips_ = predictions != base
         self.n_models_ = len(self.models_)
         return self
@@ -335,15 +351,26 @@ class SamplingAuditor(BaseEstimator):
         )
 
     def _level_set(self):
-        return LevelSet.from_weights(self._weight, self.reference_errors_)
+        weight, truth, reference = self._weight, self._truth, self._reference
+        scalar = LevelSet.from_weights(weight, self.reference_errors_)
+        return LevelSet(
+            scalar.baseline_errors,
+            scalar.total_weight,
+            scalar.integral,
+            float(weight @ (reference & ~truth)),
+            float(weight @ (~reference & truth)),
+            float(weight @ ~truth),
+            float(weight @ truth),
+        )
 
     def in_level_set(self, eps):
         """Mask of the pooled models in the ``eps``-level set.
 
         Parameters
         ----------
-        eps : float in [0, 1]
-            Error tolerance, a share of the total training weight.
+        eps : float in [0, 1] or dict
+            Error tolerance, a share of the total training weight, or one
+            per class label (a share of that class's weight).
 
         Returns
         -------
@@ -352,9 +379,12 @@ class SamplingAuditor(BaseEstimator):
             allowance of the baseline's.
         """
         check_is_fitted(self, "flips_")
-        eps = check_epsilon(eps)
-        level_set = self._level_set()
-        return level_set.within(self.model_errors_, level_set.budget(eps))
+        budget = self._level_set().budget(check_tolerance(eps, self.classes_))
+        if isinstance(budget, ClassBudget):
+            return budget.admits(
+                self.model_false_positives_, self.model_false_negatives_
+            )
+        return LevelSet.within(self.model_errors_, budget)
 
     def ambiguity(self, eps):
         """Share of people whose prediction some pooled level-set model flips.
@@ -363,8 +393,9 @@ class SamplingAuditor(BaseEstimator):
 
         Parameters
         ----------
-        eps : float in [0, 1]
-            Error tolerance, a share of the total training weight.
+        eps : float in [0, 1] or dict
+            Error tolerance, a share of the total training weight, or one
+            per class label (a share of that class's weight).
 
         Returns
         -------
@@ -382,8 +413,9 @@ class SamplingAuditor(BaseEstimator):
 
         Parameters
         ----------
-        eps : float in [0, 1]
-            Error tolerance, a share of the total training weight.
+        eps : float in [0, 1] or dict
+            Error tolerance, a share of the total training weight, or one
+            per class label (a share of that class's weight).
 
         Returns
         -------
@@ -401,8 +433,9 @@ class SamplingAuditor(BaseEstimator):
 
         Parameters
         ----------
-        eps : float in [0, 1]
-            Error tolerance, a share of the total training weight.
+        eps : float in [0, 1] or dict
+            Error tolerance, a share of the total training weight, or one
+            per class label (a share of that class's weight).
 
         Returns
         -------
@@ -411,35 +444,48 @@ class SamplingAuditor(BaseEstimator):
         """
         return self.flips_[self.in_level_set(eps)].any(axis=0)
 
-    def path(self, max_epsilon):
+    def path(self, max_epsilon, *, step=None):
         """Sampled ambiguity and discrepancy for tolerances up to ``max_epsilon``.
 
         The grid is the one of :meth:`MultiplicityAuditor.path`: with
         integral weights every whole number of extra errors from 0 to
-        ``floor(max_epsilon * W)``; otherwise 11 equally spaced tolerances
-        from 0 to ``max_epsilon``.
+        ``floor(max_epsilon * W)``; otherwise ``step``-spaced tolerances
+        (default: 11 equally spaced from 0 to ``max_epsilon``). With a dict
+        of per-class tolerances, both rates grow in equal steps, each capped
+        at its own maximum.
 
         Parameters
         ----------
-        max_epsilon : float in [0, 1]
-            Largest error tolerance of the grid.
+        max_epsilon : float in [0, 1] or dict
+            Largest error tolerance of the grid (or one per class label).
+        step : float, default=None
+            Spacing of tolerances when weights are not integral or the
+            tolerances are per class.
 
         Returns
         -------
         pandas.DataFrame
             Columns ``epsilon``, ``ambiguity``, ``discrepancy``,
-            ``n_models_in_set``.
+            ``n_models_in_set``; per class, ``epsilon`` is the step's
+            common rate and ``epsilon_<label>`` each class's tolerance.
         """
         check_is_fitted(self, "flips_")
-        max_eps = check_epsilon(max_epsilon, "max_epsilon")
-        epsilons, _, _ = self._level_set().grid(max_eps)
+        max_eps = check_tolerance(max_epsilon, self.classes_, "max_epsilon")
+        if isinstance(max_eps, PerClassEpsilon):
+            steps = [
+                (common, eps, eps.columns()) for common, eps in max_eps.steps(step)
+            ]
+        else:
+            epsilons, _, _ = self._level_set().grid(max_eps, step)
+            steps = [(float(e), float(e), {}) for e in np.minimum(epsilons, 1.0)]
         rows = [
             {
-                "epsilon": float(eps),
+                "epsilon": float(common),
+                **columns,
                 "ambiguity": self.ambiguity(eps),
                 "discrepancy": self.discrepancy(eps),
                 "n_models_in_set": int(self.in_level_set(eps).sum()),
             }
-            for eps in np.minimum(epsilons, 1.0)
+            for common, eps, columns in steps
         ]
         return pd.DataFrame(rows)

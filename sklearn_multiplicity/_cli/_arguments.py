@@ -9,18 +9,43 @@ import argparse
 import numpy as np
 
 
-def _epsilon(text):
-    if text == "auto":
-        return text
+def _share(text):
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected a number in [0, 1] or 'auto', got {text!r}"
+            f"expected a number in [0, 1], 'auto' or LABEL=EPS,LABEL=EPS, got {text!r}"
         ) from None
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
     return value
+
+
+def _per_class(text):
+    """``LABEL=EPS,LABEL=EPS``: one tolerance per class label (matched to the
+    target's labels once the data is read)."""
+    tolerances = {}
+    for item in text.split(","):
+        label, sep, value = item.partition("=")
+        label = label.strip()
+        if not sep or not label:
+            raise argparse.ArgumentTypeError(
+                f"expected LABEL=EPS for each class, separated by commas, got {text!r}"
+            )
+        if label in tolerances:
+            raise argparse.ArgumentTypeError(f"class {label!r} given twice in {text!r}")
+        tolerances[label] = _share(value.strip())
+    if len(tolerances) != 2:
+        raise argparse.ArgumentTypeError(
+            f"expected one tolerance for each of the two classes, got {text!r}"
+        )
+    return tolerances
+
+
+def _epsilon(text):
+    if text == "auto":
+        return text
+    return _per_class(text) if "=" in text else _share(text)
 
 
 def _fraction(text):
@@ -144,7 +169,8 @@ def _common_options(sub, *, epsilon_help, default_out):
         "--max-epsilon",
         type=_fraction,
         default=None,
-        help="end of the plotted path (default: the epsilon)",
+        help="end of the plotted path (default: the epsilon); LABEL=EPS,"
+        "LABEL=EPS when the epsilon is per class",
     )
     sub.add_argument(
         "--time-limit",
@@ -219,7 +245,10 @@ def build_parser():
         "breast cancer data (8 features binarised at their median).",
     )
     _common_options(
-        demo, epsilon_help="error tolerance in [0, 1] or 'auto'", default_out=None
+        demo,
+        epsilon_help="error tolerance in [0, 1], 'auto', or one per class "
+        "(benign=EPS,malignant=EPS)",
+        default_out=None,
     )
     demo.set_defaults(estimator="zero-one")
     audit = commands.add_parser(
@@ -267,8 +296,11 @@ def build_parser():
     _constraint_options(audit)
     _common_options(
         audit,
-        epsilon_help="error tolerance in [0, 1] (default 0.01), or 'auto' "
-        "(half-width of the 95%% bootstrap interval of the baseline's error)",
+        epsilon_help="error tolerance in [0, 1] (default 0.01), 'auto' "
+        "(half-width of the 95%% bootstrap interval of the baseline's error), "
+        "or one tolerance per class, LABEL=EPS,LABEL=EPS (the negative "
+        "class's bounds the false positive rate, the positive class's the "
+        "false negative rate)",
         default_out="multiplicity-report",
     )
     return parser

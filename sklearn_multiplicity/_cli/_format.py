@@ -13,7 +13,9 @@ import pandas as pd
 from sklearn.frozen import FrozenEstimator
 from sklearn.pipeline import Pipeline
 
+from .._core import ClassBudget
 from .._core import certified as is_certified
+from .._core._validation import PerClassEpsilon
 
 SAMPLING_LABEL = "sampling (lower estimate)"
 #: Its label when the pool is compared with its own best model instead.
@@ -71,7 +73,10 @@ def versions():
 
 
 def plain(value):
-    """JSON-ready copy: numpy scalars to Python, NaN and infinity to None."""
+    """JSON-ready copy: numpy scalars to Python, NaN and infinity to None,
+    per-class tolerances to ``{label: tolerance}``."""
+    if isinstance(value, PerClassEpsilon):
+        value = dict(zip(value.labels, value, strict=True))
     if isinstance(value, dict):
         return {str(plain(k)): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, np.ndarray, pd.Index)):
@@ -133,9 +138,20 @@ def compact(frame, measures, per_group=False, label=SAMPLING_LABEL):
     return table.to_string()
 
 
+def budget_words(budget):
+    """A level set's error budget (a number or a per-class
+    :class:`~.._core.ClassBudget`) in words."""
+    if isinstance(budget, ClassBudget):
+        return (
+            f"at most {budget.false_positives:g} false positives and "
+            f"{budget.false_negatives:g} false negatives"
+        )
+    return f"at most {budget:g} training errors"
+
+
 def in_words(name, lower, upper, n, budget):
     """What a measure's certified band says about people, in one sentence."""
-    errors = f"a model with at most {budget:g} training errors"
+    errors = f"a model with {budget_words(budget)}"
     if name == "ambiguity":
         share = (
             f"Exactly {lower:.2%}"

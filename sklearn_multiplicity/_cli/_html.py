@@ -8,6 +8,7 @@ import pandas as pd
 
 from .._core import TOLERANCE
 from ._decisions import abstention_line
+from ._format import budget_words
 
 
 def write_plots(report, out):
@@ -87,7 +88,7 @@ def render_html(report, data, images):
         f"<p>{certified}</p>",
         "<h2>Measures</h2>",
         f"<p>Level set: models of <em>{esc(data['hypothesis_class'])}</em> with "
-        f"at most {report.budget:g} training errors (baseline {base['errors']:g}, "
+        f"{budget_words(report.budget)} (baseline {base['errors']:g} errors, "
         f"eps = {report.epsilon:.4g}).</p>",
         _table(report.measures()),
         f"<p>The sampling column compares {esc(data['sampling']['compares'])}; "

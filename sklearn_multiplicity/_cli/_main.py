@@ -115,6 +115,12 @@ def _run_probabilistic(args, X, y, groups, dataset):
             "--max-nonzero, --sign and --rate-gap constrain the 0-1 level set "
             "of --measure decisions; --measure probabilistic has no constraints"
         )
+    if isinstance(args.epsilon, dict) or isinstance(args.max_epsilon, dict):
+        raise ValueError(
+            "per-class tolerances (LABEL=EPS,LABEL=EPS) bound the error rates "
+            "of --measure decisions; --measure probabilistic takes one "
+            "tolerance in nats of mean log-loss"
+        )
     if args.epsilon == "auto":
         raise ValueError(
             "--epsilon auto is for the decisions measure; give the tolerance "

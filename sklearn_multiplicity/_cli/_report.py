@@ -11,7 +11,9 @@ import pandas as pd
 from sklearn.pipeline import Pipeline
 
 from .._auditor import MultiplicityAuditor
+from .._core import ClassBudget
 from .._core import certified as is_certified
+from .._core._validation import PerClassEpsilon
 from .._epsilon import EpsilonSuggestion
 from .._frame import MultiplicityFrame
 from .._sampling import SamplingAuditor
@@ -25,6 +27,7 @@ from ._decisions import (
 from ._format import (
     CERTIFIED,
     MEASURES,
+    budget_words,
     compact,
     finite_or_none,
     in_words,
@@ -95,10 +98,11 @@ class AuditReport:
         The fitted auditor.
     sampling : SamplingAuditor
         The fitted sampled estimate around the same baseline.
-    epsilon : float
+    epsilon : float or PerClassEpsilon
         The error tolerance of the level set.
-    budget : float
-        Largest error count of the level set at ``epsilon``.
+    budget : float or ClassBudget
+        Largest error count of the level set at ``epsilon`` (per kind of
+        error with per-class tolerances).
     suggestion : EpsilonSuggestion or None
         How ``epsilon`` was chosen when it was ``"auto"``.
     path, sampling_path : pandas.DataFrame
@@ -128,8 +132,8 @@ class AuditReport:
 
     auditor: MultiplicityAuditor
     sampling: SamplingAuditor
-    epsilon: float
-    budget: float
+    epsilon: float | PerClassEpsilon
+    budget: float | ClassBudget
     suggestion: EpsilonSuggestion | None
     path: pd.DataFrame
     sampling_path: pd.DataFrame
@@ -296,6 +300,54 @@ class AuditReport:
             ]
         return all(checks)
 
+    @property
+    def per_class(self):
+        """Whether the tolerance is per class (a budget on each kind of error)."""
+        return isinstance(self.budget, ClassBudget)
+
+    def _baseline_errors(self):
+        """The baseline's errors, per kind when the tolerance is per class."""
+        if not self.per_class:
+            return self.auditor.baseline_errors_
+        rates = self.error_rates()
+        return ClassBudget(rates["false_positives"], rates["false_negatives"])
+
+    def _level_set(self):
+        """Tolerance, extra errors and budget of the level set, JSON-ready."""
+        base = self._baseline_errors()
+        if not self.per_class:
+            return {
+                "value": float(self.epsilon),
+                "extra_errors": self.budget - base,
+                "budget": self.budget,
+            }
+        kinds = ("false_positives", "false_negatives")
+        return {
+            "value": self.epsilon,
+            "extra_errors": {
+                k: getattr(self.budget, k) - getattr(base, k) for k in kinds
+            },
+            "budget": {k: getattr(self.budget, k) for k in kinds},
+        }
+
+    def _level_set_line(self):
+        base = self._baseline_errors()
+        if not self.per_class:
+            return (
+                f"Level set: eps = {self.epsilon:.4g} -> "
+                f"{self.budget - base:g} extra errors (at most {self.budget:g} "
+                "errors)"
+            )
+        extra = [
+            getattr(self.budget, k) - getattr(base, k)
+            for k in ("false_positives", "false_negatives")
+        ]
+        return (
+            f"Level set: eps = {self.epsilon:.4g} per class -> "
+            f"{extra[0]:g} extra false positives and {extra[1]:g} extra false "
+            f"negatives ({budget_words(self.budget)})"
+        )
+
     # ---------------------------------------------------------------- output
     def to_dict(self):
         """Every number of the report, JSON-ready.
@@ -314,10 +366,8 @@ class AuditReport:
                 "dataset": self.dataset,
                 "settings": self.settings,
                 "epsilon": {
-                    "value": self.epsilon,
+                    **self._level_set(),
                     "method": "given" if self.suggestion is None else "auto",
-                    "extra_errors": self.budget - auditor.baseline_errors_,
-                    "budget": self.budget,
                     "suggestion": None
                     if self.suggestion is None
                     else dataclasses.asdict(self.suggestion),
@@ -390,9 +440,7 @@ class AuditReport:
             "Constraints in force: " + ("; ".join(a.constraints_) or "none"),
             f"Certified minimum error of the class: [{lo:g}, {hi:g}] errors "
             f"({status_label(lo, hi)})",
-            f"Level set: eps = {self.epsilon:.4g} -> "
-            f"{self.budget - a.baseline_errors_:g} extra errors "
-            f"(at most {self.budget:g} errors)",
+            self._level_set_line(),
         ]
         if self.suggestion is not None:
             lines.append(f"  eps chosen automatically: {self.suggestion.description}")

@@ -8,6 +8,8 @@ import numpy as np
 from sklearn.frozen import FrozenEstimator
 
 from .._auditor import MultiplicityAuditor
+from .._core import ClassBudget
+from .._core._validation import PerClassEpsilon, check_tolerance
 from .._engine import Deadline, capped
 from .._epsilon import suggest_epsilon
 from .._sampling import SamplingAuditor
@@ -94,11 +96,14 @@ def run_audit(
     y : array-like of shape (n_samples,)
     estimator : estimator, default=None
         The baseline (``None``: :class:`ZeroOneLinearClassifier`).
-    epsilon : float in [0, 1] or "auto", default=0.01
-        ``"auto"``: :func:`suggest_epsilon` (bootstrap) on the fitted baseline.
+    epsilon : float in [0, 1], dict or "auto", default=0.01
+        ``"auto"``: :func:`suggest_epsilon` (bootstrap) on the fitted
+        baseline. A dict gives one tolerance per class label; its keys may
+        also be the labels' text (as typed on the command line).
     groups : array-like of shape (n_samples,), default=None
-    max_epsilon : float, default=None
-        End of the path (at least ``epsilon``; default ``epsilon``).
+    max_epsilon : float or dict, default=None
+        End of the path (at least ``epsilon``; default ``epsilon``); a dict,
+        one per class, when ``epsilon`` is one.
     time_limit : float or None, default=60.0
         Seconds per MIP.
     total_time_limit : float or None, default=None
@@ -128,6 +133,9 @@ def run_audit(
     AuditReport
     """
     deadline = Deadline(total_time_limit)
+    classes = np.unique(np.asarray(y))
+    epsilon = _label_keys(epsilon, classes)
+    max_epsilon = _label_keys(max_epsilon, classes)
     auditor = MultiplicityAuditor(
         estimator,
         epsilon=0.01 if epsilon == "auto" else epsilon,
@@ -149,7 +157,8 @@ def run_audit(
             )
             epsilon = suggestion.epsilon
             auditor.set_params(epsilon=epsilon)
-        top = epsilon if max_epsilon is None else max(max_epsilon, epsilon)
+        epsilon = check_tolerance(epsilon, auditor.classes_, "epsilon")
+        top = _path_end(epsilon, max_epsilon, auditor.classes_)
         read = 0.0 if total_time_limit is not None else 1.0
 
         def measures(first=True):
@@ -185,11 +194,13 @@ def run_audit(
     return AuditReport(
         auditor=auditor,
         sampling=sampling,
-        epsilon=float(epsilon),
-        budget=float(auditor.error_budget(epsilon)),
+        epsilon=epsilon,
+        budget=_budget(auditor, epsilon),
         suggestion=suggestion,
         path=path,
-        sampling_path=sampling.path(float(path["epsilon"].max())),
+        sampling_path=sampling.path(
+            top if isinstance(top, PerClassEpsilon) else float(path["epsilon"].max())
+        ),
         bounds={m: bounds[m] for m in MEASURES},
         evidence=bounds["evidence"],
         discrepancy_model=bounds["model"],
@@ -217,6 +228,40 @@ def run_audit(
         timings=timings,
         abstain=abstain,
     )
+
+
+def _budget(auditor, epsilon):
+    """The level set's budget: a number, or a :class:`ClassBudget` per class."""
+    budget = auditor.error_budget(epsilon)
+    return ClassBudget(**budget) if isinstance(budget, dict) else budget
+
+
+def _label_keys(eps, classes):
+    """A per-class tolerance with its keys matched to the class labels, so
+    that ``{"1": 0.02}`` from the command line reads as ``{1: 0.02}``; other
+    tolerances (and keys matching no label) are left for the checks."""
+    if not isinstance(eps, dict):
+        return eps
+    labels = {str(plain(c)): c for c in classes}
+    return {labels.get(str(key), key): value for key, value in eps.items()}
+
+
+def _path_end(epsilon, max_epsilon, classes):
+    """The end of the path: ``max_epsilon``, at least ``epsilon`` (per class
+    when ``epsilon`` is)."""
+    if max_epsilon is None:
+        return epsilon
+    top = check_tolerance(max_epsilon, classes, "max_epsilon")
+    if isinstance(epsilon, PerClassEpsilon) != isinstance(top, PerClassEpsilon):
+        raise ValueError(
+            "max_epsilon must be per class (one tolerance per class label) "
+            "exactly when epsilon is"
+        )
+    if isinstance(top, PerClassEpsilon):
+        return PerClassEpsilon(
+            *(max(a, b) for a, b in zip(top, epsilon, strict=True)), top.labels
+        )
+    return max(top, epsilon)
 
 
 def _sample(auditor, X, y, epsilon, n_models, random_state, deadline):

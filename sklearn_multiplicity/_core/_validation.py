@@ -71,6 +71,36 @@ class PerClassEpsilon(tuple):
     def __str__(self):
         return format(self)
 
+    def columns(self):
+        """``{"epsilon_<label>": tolerance}`` for each class, as in paths."""
+        return {f"epsilon_{c}": e for c, e in zip(self.labels, self, strict=True)}
+
+    def steps(self, step=None):
+        """Equal steps of both rates up to these tolerances.
+
+        Step ``i`` is ``i * step`` on each rate, capped at that rate's own
+        tolerance, until both reach theirs.
+
+        Parameters
+        ----------
+        step : float, default=None
+            Spacing of the steps (default: a tenth of the larger tolerance).
+
+        Returns
+        -------
+        list of (float, PerClassEpsilon)
+            Each step's uncapped rate ``i * step`` and its tolerances.
+        """
+        step = step or max(self) / 10 or 1.0
+        n_steps = int(np.ceil(max(self) / step - 1e-9))
+        return [
+            (
+                min(i * step, max(self)),
+                PerClassEpsilon(*(min(i * step, top) for top in self), self.labels),
+            )
+            for i in range(n_steps + 1)
+        ]
+
 
 def check_tolerance(eps, classes, name="eps"):
     """A tolerance: a number in [0, 1], or a dict of one per class label

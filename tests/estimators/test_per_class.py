@@ -181,6 +181,7 @@ def test_per_class_path():
     truth, z0, _ = baseline_truth(auditor, X, y)
     path = auditor.path({0: 0.2, 1: 0.4}, step=0.1)
     # Equal steps of 0.1 on both rates, each capped at its own maximum.
+    assert path["epsilon"].tolist() == pytest.approx([0.0, 0.1, 0.2, 0.3, 0.4])
     assert path["epsilon_0"].tolist() == pytest.approx([0.0, 0.1, 0.2, 0.2, 0.2])
     assert path["epsilon_1"].tolist() == pytest.approx([0.0, 0.1, 0.2, 0.3, 0.4])
     for row in path.itertuples():

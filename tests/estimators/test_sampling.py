@@ -167,3 +167,70 @@ def test_bad_time_limit_raises(time_limit):
     X, y = small_data(3)
     with pytest.raises(ValueError, match="time_limit"):
         SamplingAuditor(n_models=4, time_limit=time_limit).fit(X, y)
+
+
+PER_CLASS = [(0.0, 0.0), (0.05, 0.0), (0.0, 0.1), (0.1, 0.2)]
+
+
+@pytest.mark.parametrize("reference", ["baseline", "best"])
+def test_per_class_level_set_counts_each_kind_of_error(reference):
+    X, y = small_data(3, n=60)
+    sampling = SamplingAuditor(n_models=30, random_state=0, reference=reference)
+    sampling.fit(X, y)
+    truth = y.astype(bool)
+    predictions = np.array([m.predict(X) == 1 for m in sampling.models_])
+    reference_prediction = predictions[0] ^ sampling.flips_[0]
+    fp0 = np.sum(reference_prediction & ~truth)
+    fn0 = np.sum(~reference_prediction & truth)
+    fp = np.sum(predictions & ~truth, axis=1)
+    fn = np.sum(~predictions & truth, axis=1)
+    n_neg, n_pos = np.sum(~truth), np.sum(truth)
+    for eps_neg, eps_pos in PER_CLASS:
+        expected = (fp <= fp0 + np.floor(eps_neg * n_neg)) & (
+            fn <= fn0 + np.floor(eps_pos * n_pos)
+        )
+        eps = {0: eps_neg, 1: eps_pos}
+        np.testing.assert_array_equal(sampling.in_level_set(eps), expected)
+        flips = sampling.flips_[expected]
+        assert sampling.ambiguity(eps) == pytest.approx(
+            flips.any(axis=0).mean() if expected.any() else 0.0
+        )
+        assert sampling.discrepancy(eps) == pytest.approx(
+            flips.sum(axis=1).max() / len(y) if expected.any() else 0.0
+        )
+
+
+def test_per_class_sampling_is_a_lower_estimate_of_the_exact_measures(audited):
+    _, _, auditor, sampling = audited
+    for eps_neg, eps_pos in PER_CLASS:
+        eps = {0: eps_neg, 1: eps_pos}
+        assert sampling.ambiguity(eps) <= auditor.ambiguity_bounds(eps)[1] + 1e-12
+        assert sampling.discrepancy(eps) <= auditor.discrepancy_bounds(eps)[1] + 1e-12
+
+
+def test_per_class_path_takes_equal_steps_like_the_auditor():
+    X, y = small_data(4)
+    sampling = SamplingAuditor(n_models=10, random_state=0).fit(X, y)
+    path = sampling.path({0: 0.1, 1: 0.25}, step=0.05)
+    assert path["epsilon"].tolist() == pytest.approx([0.0, 0.05, 0.1, 0.15, 0.2, 0.25])
+    assert path["epsilon_0"].tolist() == pytest.approx([0, 0.05, 0.1, 0.1, 0.1, 0.1])
+    assert path["epsilon_1"].tolist() == pytest.approx(path["epsilon"].tolist())
+    for row in path.itertuples():
+        eps = {0: row.epsilon_0, 1: row.epsilon_1}
+        assert row.ambiguity == sampling.ambiguity(eps)
+        assert row.n_models_in_set == sampling.in_level_set(eps).sum()
+
+
+@pytest.mark.parametrize(
+    "eps, message",
+    [
+        ({0: 0.1}, "no tolerance for class 1"),
+        ({0: 0.1, 1: 0.1, 2: 0.1}, "not class labels"),
+        ({0: -0.1, 1: 0.1}, r"eps\[0\]"),
+    ],
+)
+def test_bad_per_class_tolerances_raise(eps, message):
+    X, y = small_data(8)
+    sampling = SamplingAuditor(n_models=4).fit(X, y)
+    with pytest.raises(ValueError, match=message):
+        sampling.in_level_set(eps)
