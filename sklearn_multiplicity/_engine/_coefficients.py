@@ -48,8 +48,15 @@ class CoefficientRange:
         return "unknown"
 
 
-def coefficient_ranges(state, solvers, budget, deadline):
-    """The :class:`CoefficientRange` of every canonical weight at ``budget``."""
+def coefficient_ranges(state, solvers, budget, deadline, unflippable=None):
+    """The :class:`CoefficientRange` of every canonical weight at ``budget``.
+
+    ``unflippable`` (a mask of patterns proven unflippable within
+    ``budget``) fixes those patterns to the baseline's label in every MIP:
+    every model of the level set predicts them so.
+    """
+    if unflippable is None:
+        unflippable = np.zeros(state.problem.n_patterns, dtype=bool)
     enc = state.enc
     w_lo, w_hi, _, _ = enc.weight_bounds()
     ranges = []
@@ -60,7 +67,9 @@ def coefficient_ranges(state, solvers, budget, deadline):
             # hard end does not starve the others.
             n_left = 2 * (enc.p - j) - int(maximize)
             share = deadline.share(1.0 / n_left)
-            ends.append(_end(state, solvers, budget, share, j, maximize))
+            ends.append(
+                _end(state, solvers, budget, share, j, maximize, unflippable)
+            )
         (least, low_model), (largest, high_model) = ends
         least = Bounds(max(least.lower, w_lo[j]), least.upper)
         largest = Bounds(largest.lower, min(largest.upper, w_hi[j]))
@@ -68,7 +77,7 @@ def coefficient_ranges(state, solvers, budget, deadline):
     return ranges
 
 
-def _end(state, solvers, budget, deadline, j, maximize):
+def _end(state, solvers, budget, deadline, j, maximize, unflippable):
     """Bounds (as ``lower <= value <= upper``) on one end of weight ``j``."""
     enc = state.enc
     sign = 1.0 if maximize else -1.0
@@ -80,6 +89,8 @@ def _end(state, solvers, budget, deadline, j, maximize):
     if not attained and not deadline.expired():
         hint = None if best is None else enc.hint_from((best.w, best.b))
         mip = _formulations.coefficient(enc, j, budget, maximize=maximize, hint=hint)
+        fixed = np.flatnonzero(unflippable)
+        mip = _formulations.fix_labels(enc, mip, fixed, state.baseline[fixed])
         mip, relaxation = solvers.small(mip, deadline=deadline)
         result = solvers.solve(mip, deadline)
         entry = state.record(mip, result)

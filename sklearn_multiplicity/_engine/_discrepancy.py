@@ -60,12 +60,7 @@ def disagreement_mip(state, budget, weights, unflippable, best=None, key="all"):
         name=f"max_disagreement[{key}, budget {budget:g}]",
     )
     fixed = np.flatnonzero(unflippable)
-    if fixed.size:
-        columns = enc.z_offset + fixed
-        mip.var_lower = mip.var_lower.copy()
-        mip.var_upper = mip.var_upper.copy()
-        mip.var_lower[columns] = mip.var_upper[columns] = state.baseline[fixed]
-    return mip
+    return _formulations.fix_labels(enc, mip, fixed, state.baseline[fixed])
 
 
 @dataclass

@@ -63,12 +63,18 @@ class ClassBudgetCertifier:
         return out
 
     def maybe_flippable(self, budget):
-        """Patterns not proven unflippable within ``budget``."""
+        """Patterns not proven unflippable within ``budget``.
+
+        A flip proven infeasible within a pair of budgets is infeasible
+        within every pair no larger in either kind of error, so proofs at
+        larger pairs (a path's later steps, a request at larger tolerances)
+        count here too.
+        """
         state = self.state
         maybe = state.maybe_flippable(budget.total)
-        proven = self.proven.get(budget)
-        if proven is not None:
-            maybe &= ~proven
+        for proven_at, proven in self.proven.items():
+            if _dominates(proven_at, budget):
+                maybe &= ~proven
         return maybe | self.flippable(budget)
 
     def undetermined(self, budget):
@@ -183,6 +189,17 @@ class ClassBudgetCertifier:
         self.solvers.hand_out(max(1, self.solvers.n_jobs), next_job, deadline)
         return self.undetermined(budget)
 
+    def _proven_upper(self, budget, weights, key):
+        """The most weight a model within ``budget`` can flip, from what is
+        proven: only patterns not proven unflippable can flip, and a bound
+        proven within a pair no smaller in either kind of error holds here."""
+        upper = float(weights[self.maybe_flippable(budget)].sum())
+        total = float(weights.sum())
+        for (at, known_key), known in self.discrepancies.items():
+            if known_key == key and _dominates(at, budget):
+                upper = min(upper, known.bounds.upper * total)
+        return upper
+
     def discrepancy(self, budget, *, weights=None, key="all", deadline=None):
         """Bounds on the largest weighted share flipped within ``budget``."""
         deadline = deadline or Deadline(None)
@@ -196,8 +213,8 @@ class ClassBudgetCertifier:
             return DiscrepancyResult(Bounds(0.0, 0.0), None)
         self._cheap(budget, deadline)
         best, lower = state.best_within(budget, weights)
-        upper = total
-        if not deadline.expired():
+        upper = self._proven_upper(budget, weights, key)
+        if not deadline.expired() and upper > lower + TOLERANCE:
             enc = state.enc
             unflippable = ~self.maybe_flippable(budget)
             mip = disagreement_mip(state, budget, weights, unflippable, best, key)
@@ -229,6 +246,15 @@ class ClassBudgetCertifier:
         out = DiscrepancyResult(Bounds(lower / total, upper / total), best)
         self.discrepancies[(budget, key)] = out
         return out
+
+
+def _dominates(larger, budget):
+    """Whether the pair ``larger`` allows at least ``budget``'s errors of
+    each kind."""
+    return bool(
+        larger.false_positives >= budget.false_positives - TOLERANCE
+        and larger.false_negatives >= budget.false_negatives - TOLERANCE
+    )
 
 
 def class_threshold_flips(enc, directions, baseline, candidates, budget):

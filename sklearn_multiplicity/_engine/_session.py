@@ -30,6 +30,10 @@ from ._per_class import ClassBudgetCertifier
 from ._solvers import Solvers
 from ._state import AuditState
 
+#: Most of a coefficient-ranges request's time that settling ambiguity at
+#: its budget may take (its proofs fix labels in every weight's MIP).
+RANGES_AMBIGUITY_SHARE = 0.5
+
 
 class AuditSession:
     """The engine of one audit: set-up, then everything certified so far.
@@ -322,8 +326,27 @@ class AuditSession:
         return self.state.witness_of(pattern)
 
     def coefficient_ranges(self, budget, deadline):
-        """Certified ends of every canonical weight over the level set."""
-        return coefficient_ranges(self.state, self.solvers, budget, deadline)
+        """Certified ends of every canonical weight over the level set.
+
+        Ambiguity at ``budget`` is settled first (with at most
+        ``RANGES_AMBIGUITY_SHARE`` of the time): every pattern it proves
+        unflippable keeps the baseline's label in every model of the level
+        set, a fixed label in each weight's MIP instead of a big-M row.
+        """
+        self.certify_ambiguity(budget, deadline.share(RANGES_AMBIGUITY_SHARE))
+        return coefficient_ranges(
+            self.state,
+            self.solvers,
+            budget,
+            deadline,
+            unflippable=~self.maybe_flippable(budget),
+        )
+
+    def maybe_flippable(self, budget):
+        """Mask of the patterns not proven unflippable within ``budget``."""
+        if isinstance(budget, ClassBudget):
+            return self.per_class.maybe_flippable(budget)
+        return self.state.maybe_flippable(budget)
 
     def pattern_weights(self, rows, row_weight):
         """Weight of every pattern counting only the training ``rows`` (a mask)."""

@@ -48,6 +48,24 @@ def _budget_rows(enc, budget):
     return row, np.array([-np.inf]), np.array([ceiling - offset])
 
 
+def fix_labels(enc, mip, patterns, labels):
+    """``mip`` with the labels ``z`` of ``patterns`` fixed to ``labels``.
+
+    With ``z`` fixed, a pattern's big-M row becomes a plain margin row, so a
+    label known in every model of a level set (a pattern proven unflippable
+    within its budget) tightens the relaxation at no cost.
+    """
+    patterns = np.asarray(patterns, dtype=int)
+    if patterns.size:
+        columns = enc.z_offset + patterns
+        mip.var_lower = mip.var_lower.copy()
+        mip.var_upper = mip.var_upper.copy()
+        mip.var_lower[columns] = mip.var_upper[columns] = np.asarray(
+            labels, dtype=float
+        )
+    return mip
+
+
 def min_error(enc, *, hint=None):
     """Fewest weighted training errors over the class."""
     c, offset = enc.error_objective()

@@ -13,6 +13,7 @@ from brute_force import baseline_truth, random_tiny, weight_range
 from test_per_class import StoppedBackend
 
 from sklearn_multiplicity import MultiplicityAuditor
+from sklearn_multiplicity.backends import Backend, get_backend
 from sklearn_multiplicity.constraints import Signs
 
 
@@ -85,13 +86,14 @@ def test_ranges_per_class_and_under_signs():
 
 
 def test_stopped_mips_leave_honest_ranges():
-    X, y = random_tiny(31, n=9, d=2, levels=3)
+    X, y = random_tiny(33, n=9, d=2, levels=3)
     reference = MultiplicityAuditor(time_limit=20).fit(X, y)
     truth, z0, err0 = baseline_truth(reference, X, y)
     expected = enumerated_ranges(truth, truth.level_set(err0, 0.2))
     for stopped in ["min_weight", "max_weight"]:
+        # Flip MIPs stopped too: the models they find would attain the ends.
         auditor = MultiplicityAuditor(
-            solver=StoppedBackend(only=stopped), time_limit=20, cuts=False
+            solver=StoppedBackend(only=("flip", stopped)), time_limit=20, cuts=False
         ).fit(X, y)
         ranges = auditor.coefficient_ranges(0.2)
         assert not ranges["certified"].all()
@@ -100,3 +102,48 @@ def test_stopped_mips_leave_honest_ranges():
         assert np.all(ranges["max_lower"] <= expected[:, 1] + 1e-6)
         assert np.all(expected[:, 1] <= ranges["max_upper"] + 1e-6)
         assert not math.isnan(ranges["min"].sum())
+
+
+class RecordingBackend(Backend):
+    """HiGHS, keeping every MIP it is given."""
+
+    name = "recording"
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.mips = []
+
+    def _solve(self, mip, *, first_solution=False):
+        self.mips.append(mip)
+        highs = get_backend("highs", time_limit=self.time_limit, threads=1)
+        return highs._solve(mip, first_solution=first_solution)
+
+
+def test_weight_mips_fix_the_labels_no_level_set_model_can_flip():
+    X, y = random_tiny(33, n=9, d=2, levels=3)
+    backend = RecordingBackend(time_limit=20)
+    auditor = MultiplicityAuditor(solver=backend, time_limit=20).fit(X, y)
+    truth, z0, err0 = baseline_truth(auditor, X, y)
+    eps = 0.0
+    S = truth.level_set(err0, eps)
+    ranges = auditor.coefficient_ranges(eps)
+    np.testing.assert_allclose(
+        ranges[["min", "max"]], enumerated_ranges(truth, S), atol=1e-6
+    )
+    # Per engine pattern: flippable within the budget (from enumeration).
+    row_flippable = (S != z0).any(axis=0)[truth.inverse]
+    session = auditor.session_
+    inverse = session.problem.inverse
+    flippable = np.array(
+        [row_flippable[inverse == u][0] for u in range(session.problem.n_patterns)]
+    )
+    weight_mips = [m for m in backend.mips if m.kind == "coefficient"]
+    assert weight_mips and (~flippable).any()
+    enc = session.enc
+    z = slice(enc.z_offset, enc.z_offset + session.problem.n_patterns)
+    for mip in weight_mips:
+        lower, upper = mip.var_lower[z], mip.var_upper[z]
+        fixed = lower == upper
+        # Exactly the unflippable patterns, at the baseline's label.
+        np.testing.assert_array_equal(fixed, ~flippable)
+        np.testing.assert_array_equal(upper[fixed], session.state.baseline[fixed])

@@ -138,8 +138,8 @@ def test_bad_per_class_tolerances(eps, message):
 
 
 class StoppedBackend(Backend):
-    """A time limit that stops every MIP whose name starts with ``only``
-    before any solution (HiGHS solves the others)."""
+    """A time limit that stops every MIP whose name starts with ``only`` (a
+    prefix or a tuple of them) before any solution (HiGHS solves the others)."""
 
     name = "stopped"
 
@@ -189,3 +189,50 @@ def test_per_class_path():
         assert row.discrepancy == pytest.approx(disc)
         assert row.ambiguity == pytest.approx(amb)
         assert row.certified
+
+
+def flip_mips(auditor, start=0):
+    """``{pattern: status}`` of the flip MIPs logged from entry ``start``."""
+    import re
+
+    out = {}
+    for entry in auditor.mip_log_[start:]:
+        found = re.match(r"flip\[pattern (\d+) ->", entry["mip"])
+        if found:
+            out[int(found.group(1))] = entry["status"]
+    return out
+
+
+@pytest.mark.parametrize("seed", [7, 11])
+def test_proofs_at_a_larger_pair_carry_to_smaller_pairs(seed):
+    X, y = random_tiny(seed, n=10, d=2, levels=4)
+    auditor = MultiplicityAuditor(time_limit=20, cuts=False).fit(X, y)
+    truth, z0, _ = baseline_truth(auditor, X, y)
+    large, small = {0: 0.3, 1: 0.4}, {0: 0.2, 1: 0.1}
+    auditor.ambiguity_bounds(large)
+    proven = {u for u, s in flip_mips(auditor).items() if s == "infeasible"}
+    start = len(auditor.mip_log_)
+    for eps in (small, large):
+        _, ambiguity, flippable = truth.class_measures(z0, eps[0], eps[1])
+        assert auditor.ambiguity_bounds(eps) == pytest.approx((ambiguity,) * 2)
+        np.testing.assert_array_equal(auditor.conflicts(eps), flippable[truth.inverse])
+    # No pattern proven unflippable at the larger pair gets a MIP again.
+    assert not proven & set(flip_mips(auditor, start))
+
+
+def test_discrepancy_bound_at_a_larger_pair_holds_at_smaller_ones():
+    from sklearn_multiplicity._engine import Deadline
+
+    X, y = random_tiny(7, n=10, d=2, levels=4)
+    auditor = MultiplicityAuditor(time_limit=20).fit(X, y)
+    truth, z0, _ = baseline_truth(auditor, X, y)
+    session = auditor.session_
+    large = session.level_set.budget((0.3, 0.4))
+    small = session.level_set.budget((0.2, 0.1))
+    certified = session.discrepancy_bounds(large).bounds
+    assert certified.certified
+    # No time at the smaller pair: its upper bound is the larger pair's.
+    stopped = session.discrepancy_bounds(small, deadline=Deadline(0.0)).bounds
+    discrepancy, _, _ = truth.class_measures(z0, 0.2, 0.1)
+    assert stopped.lower <= discrepancy + 1e-9
+    assert discrepancy <= stopped.upper <= certified.upper + 1e-9
