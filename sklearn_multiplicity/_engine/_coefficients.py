@@ -67,9 +67,7 @@ def coefficient_ranges(state, solvers, budget, deadline, unflippable=None):
             # hard end does not starve the others.
             n_left = 2 * (enc.p - j) - int(maximize)
             share = deadline.share(1.0 / n_left)
-            ends.append(
-                _end(state, solvers, budget, share, j, maximize, unflippable)
-            )
+            ends.append(_end(state, solvers, budget, share, j, maximize, unflippable))
         (least, low_model), (largest, high_model) = ends
         least = Bounds(max(least.lower, w_lo[j]), least.upper)
         largest = Bounds(largest.lower, min(largest.upper, w_hi[j]))
