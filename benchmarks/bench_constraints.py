@@ -63,6 +63,9 @@ def run(name, X, y, groups, args):
         with Timer() as t:
             ranges = auditor.coefficient_ranges(eps)
         print(ranges.drop(columns=["min_model", "max_model"]).to_string(index=False))
+        for entry in auditor.mip_log_[n0:]:
+            if entry["mip"].startswith("sign_test"):
+                print(f"{entry['mip']}: {entry['status']}, {entry['seconds']:.1f} s")
         rows.append(
             {"scenario": name, "phase": f"coefficient_ranges({eps})",
              "wall_s": t.seconds,

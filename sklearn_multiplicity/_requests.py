@@ -57,7 +57,10 @@ class RequestMixin:
 
         Two MIPs per weight of the canonical representation (the documented
         normalisation: see ``hypothesis_class_``; columns that are affine
-        combinations of others carry no weight and are left out).
+        combinations of others carry no weight and are left out), after
+        ambiguity at ``eps`` (whose unflippable patterns keep the baseline's
+        label in every level-set model) and one minimum-error MIP per sign
+        that no known level-set model shows (infeasible: the sign is stable).
 
         Parameters
         ----------

@@ -48,17 +48,39 @@ class CoefficientRange:
         return "unknown"
 
 
+#: Most of a request's time (after ambiguity) for the sign tests, which
+#: come before the weights' own MIPs: a sign is what a reader looks for.
+SIGN_SHARE = 0.5
+
+
 def coefficient_ranges(state, solvers, budget, deadline, unflippable=None):
     """The :class:`CoefficientRange` of every canonical weight at ``budget``.
 
     ``unflippable`` (a mask of patterns proven unflippable within
     ``budget``) fixes those patterns to the baseline's label in every MIP:
-    every model of the level set predicts them so.
+    every model of the level set predicts them so. Signs come first: where
+    no known model of the level set gives a weight some sign, one
+    :func:`~.._mip._formulations.sign_test` MIP looks for one and, when
+    infeasible, proves the sign stable; then two MIPs per weight bound its
+    ends.
     """
+    enc = state.enc
     if unflippable is None:
         unflippable = np.zeros(state.problem.n_patterns, dtype=bool)
-    enc = state.enc
+    fixed = np.flatnonzero(unflippable)
     w_lo, w_hi, _, _ = enc.weight_bounds()
+    w_lo, w_hi = w_lo.astype(float).copy(), w_hi.astype(float).copy()
+    tests = _open_signs(state, budget)
+    signs = deadline.share(SIGN_SHARE)
+    for i, (j, nonpositive) in enumerate(tests):
+        if not _sign_attained(state, budget, j, nonpositive):
+            share = signs.share(1.0 / (len(tests) - i))
+            if _sign_test(state, solvers, budget, share, j, nonpositive, fixed):
+                # No model within the budget has w_j <= 0 (or >= 0).
+                if nonpositive:
+                    w_lo[j] = max(w_lo[j], 0.0)
+                else:
+                    w_hi[j] = min(w_hi[j], 0.0)
     ranges = []
     for j in range(enc.p):
         ends = []
@@ -67,7 +89,9 @@ def coefficient_ranges(state, solvers, budget, deadline, unflippable=None):
             # hard end does not starve the others.
             n_left = 2 * (enc.p - j) - int(maximize)
             share = deadline.share(1.0 / n_left)
-            ends.append(_end(state, solvers, budget, share, j, maximize, unflippable))
+            ends.append(
+                _end(state, solvers, budget, share, j, maximize, fixed, (w_lo, w_hi))
+            )
         (least, low_model), (largest, high_model) = ends
         least = Bounds(max(least.lower, w_lo[j]), least.upper)
         largest = Bounds(largest.lower, min(largest.upper, w_hi[j]))
@@ -75,19 +99,59 @@ def coefficient_ranges(state, solvers, budget, deadline, unflippable=None):
     return ranges
 
 
-def _end(state, solvers, budget, deadline, j, maximize, unflippable):
-    """Bounds (as ``lower <= value <= upper``) on one end of weight ``j``."""
+def _sign_attained(state, budget, j, nonpositive):
+    """Whether a known model within ``budget`` has ``w_j <= 0`` (or ``>= 0``)."""
+    sign = -1.0 if nonpositive else 1.0
+    return any(sign * m.w[j] >= -TOLERANCE for m in state.pool.within(budget))
+
+
+def _open_signs(state, budget):
+    """``(j, nonpositive)`` for every sign of a weight no known model of the
+    level set attains."""
+    return [
+        (j, nonpositive)
+        for j in range(state.enc.p)
+        for nonpositive in (True, False)
+        if not _sign_attained(state, budget, j, nonpositive)
+    ]
+
+
+def _sign_test(state, solvers, budget, deadline, j, nonpositive, fixed):
+    """Whether no model within ``budget`` has ``w_j <= 0`` (``nonpositive``)
+    or ``w_j >= 0``: proven by an infeasible sign-test MIP. A model it finds
+    is pooled."""
+    if deadline.expired():
+        return False
+    enc = state.enc
+    mip = _formulations.sign_test(enc, j, budget, nonpositive=nonpositive)
+    mip = _formulations.fix_labels(enc, mip, fixed, state.baseline[fixed])
+    mip, _ = solvers.small(mip, deadline=deadline)
+    result = solvers.solve(mip, deadline)
+    entry = state.record(mip, result)
+    if result.has_solution:
+        w, b, _ = enc.decode(result.x)
+        state.add_model(verify(enc, w, b, source=mip.name))
+    if result.status != Status.INFEASIBLE:
+        return False
+    if _sign_attained(state, budget, j, nonpositive):
+        entry.refute("infeasibility refuted by a verified model")
+        return False
+    return True
+
+
+def _end(state, solvers, budget, deadline, j, maximize, fixed, box):
+    """Bounds (as ``lower <= value <= upper``) on one end of weight ``j``,
+    within ``box`` (the weights' bounds, with the signs proven)."""
     enc = state.enc
     sign = 1.0 if maximize else -1.0
     best = max(state.pool.within(budget), key=lambda m: sign * m.w[j], default=None)
-    w_lo, w_hi, _, _ = enc.weight_bounds()
+    w_lo, w_hi = box
     outer = w_hi[j] if maximize else w_lo[j]
     # A pooled model at the edge of the weight box attains this end already.
     attained = best is not None and abs(best.w[j] - outer) <= TOLERANCE
     if not attained and not deadline.expired():
         hint = None if best is None else enc.hint_from((best.w, best.b))
         mip = _formulations.coefficient(enc, j, budget, maximize=maximize, hint=hint)
-        fixed = np.flatnonzero(unflippable)
         mip = _formulations.fix_labels(enc, mip, fixed, state.baseline[fixed])
         mip, relaxation = solvers.small(mip, deadline=deadline)
         result = solvers.solve(mip, deadline)

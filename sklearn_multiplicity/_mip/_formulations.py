@@ -10,7 +10,9 @@ model of the hypothesis class. Formulations:
 - :func:`max_disagreement` -- most weight predicted differently from a
   baseline, within an error budget;
 - :func:`coefficient` -- the least or largest value of one weight within an
-  error budget.
+  error budget;
+- :func:`sign_test` -- fewest errors among models within an error budget
+  whose weight ``j`` has a given sign.
 
 An error budget is a number (the overall weighted error) or a
 :class:`~.._core.ClassBudget` (false positives and false negatives, one row
@@ -172,5 +174,37 @@ def coefficient(enc, feature, budget, *, maximize, hint=None):
         name=f"{direction}_weight[{int(feature)}, budget {budget:g}]",
         kind="coefficient",
         hint=hint,
+        extra_rows=_budget_rows(enc, budget),
+    )
+
+
+def sign_test(enc, feature, budget, *, nonpositive, hint=None):
+    """Fewest errors among models within ``budget`` whose canonical weight
+    ``feature`` is at most 0 (``nonpositive``) or at least 0.
+
+    Infeasible exactly when every model within ``budget`` gives the weight
+    the other, strict, sign. An error objective prunes by the budget far
+    sooner than a weight objective, so this settles a sign that the weight's
+    own MIP leaves open.
+    """
+    c, offset = enc.error_objective()
+    j = int(feature)
+    var_lower = enc.var_lower.copy()
+    var_upper = enc.var_upper.copy()
+    if nonpositive:
+        var_upper[j] = min(var_upper[j], 0.0)
+    else:
+        var_lower[j] = max(var_lower[j], 0.0)
+    relation = "<=" if nonpositive else ">="
+    return enc.mip(
+        c,
+        offset,
+        maximize=False,
+        integral=enc.problem.weights_are_integral,
+        name=f"sign_test[{j} {relation} 0, budget {budget:g}]",
+        kind="flip",
+        hint=hint,
+        var_lower=var_lower,
+        var_upper=var_upper,
         extra_rows=_budget_rows(enc, budget),
     )

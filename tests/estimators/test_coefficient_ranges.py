@@ -147,3 +147,23 @@ def test_weight_mips_fix_the_labels_no_level_set_model_can_flip():
         # Exactly the unflippable patterns, at the baseline's label.
         np.testing.assert_array_equal(fixed, ~flippable)
         np.testing.assert_array_equal(upper[fixed], session.state.baseline[fixed])
+
+
+def test_sign_tests_prove_stable_signs_without_the_weight_mips():
+    # The weights' own MIPs stopped: a stable sign can only come from a
+    # sign-test MIP proving that no model of the level set has the other.
+    proven = 0
+    for seed in (30, 32, 41, 42):
+        X, y = random_tiny(seed, n=9, d=2, levels=3)
+        stopped = StoppedBackend(only=("min_weight", "max_weight"))
+        auditor = MultiplicityAuditor(solver=stopped, time_limit=20).fit(X, y)
+        truth, _, err0 = baseline_truth(auditor, X, y)
+        for eps in (0.0, 0.2):
+            expected = enumerated_ranges(truth, truth.level_set(err0, eps))
+            ranges = auditor.coefficient_ranges(eps)
+            for sign, ends in zip(ranges["sign"], expected, strict=True):
+                assert sign in (expected_sign(*ends), "unknown")
+                proven += sign in ("non-negative", "non-positive")
+            assert np.all(ranges["min_lower"] <= expected[:, 0] + 1e-6)
+            assert np.all(expected[:, 1] <= ranges["max_upper"] + 1e-6)
+    assert proven >= 6
