@@ -69,7 +69,7 @@ def coefficient_ranges(state, solvers, budget, deadline, unflippable=None):
         unflippable = np.zeros(state.problem.n_patterns, dtype=bool)
     fixed = np.flatnonzero(unflippable)
     w_lo, w_hi, _, _ = enc.weight_bounds()
-    w_lo, w_hi = w_lo.astype(float).copy(), w_hi.astype(float).copy()
+    w_lo, w_hi = w_lo.astype(float), w_hi.astype(float)  # copies
     tests = _open_signs(state, budget)
     signs = deadline.share(SIGN_SHARE)
     for i, (j, nonpositive) in enumerate(tests):
@@ -122,21 +122,36 @@ def _sign_test(state, solvers, budget, deadline, j, nonpositive, fixed):
     is pooled."""
     if deadline.expired():
         return False
-    enc = state.enc
-    mip = _formulations.sign_test(enc, j, budget, nonpositive=nonpositive)
-    mip = _formulations.fix_labels(enc, mip, fixed, state.baseline[fixed])
-    mip, _ = solvers.small(mip, deadline=deadline)
-    result = solvers.solve(mip, deadline)
-    entry = state.record(mip, result)
-    if result.has_solution:
-        w, b, _ = enc.decode(result.x)
-        state.add_model(verify(enc, w, b, source=mip.name))
+    mip = _formulations.sign_test(state.enc, j, budget, nonpositive=nonpositive)
+    result, entry, _, _ = _solve_and_pool(state, solvers, mip, fixed, deadline)
     if result.status != Status.INFEASIBLE:
         return False
     if _sign_attained(state, budget, j, nonpositive):
         entry.refute("infeasibility refuted by a verified model")
         return False
     return True
+
+
+def _solve_and_pool(state, solvers, mip, fixed, deadline):
+    """Solve ``mip`` with the patterns ``fixed`` at the baseline's label; log
+    it and pool the model it finds.
+
+    Returns
+    -------
+    result, entry, relaxation, found
+        The solver's result, its log entry, the LP relaxation (or None) and
+        the verified model pooled (or None).
+    """
+    enc = state.enc
+    mip = _formulations.fix_labels(enc, mip, fixed, state.baseline[fixed])
+    mip, relaxation = solvers.small(mip, deadline=deadline)
+    result = solvers.solve(mip, deadline)
+    entry = state.record(mip, result)
+    found = None
+    if result.has_solution:
+        w, b, _ = enc.decode(result.x)
+        found = state.add_model(verify(enc, w, b, source=mip.name))
+    return result, entry, relaxation, found
 
 
 def _end(state, solvers, budget, deadline, j, maximize, fixed, box):
@@ -152,16 +167,12 @@ def _end(state, solvers, budget, deadline, j, maximize, fixed, box):
     if not attained and not deadline.expired():
         hint = None if best is None else enc.hint_from((best.w, best.b))
         mip = _formulations.coefficient(enc, j, budget, maximize=maximize, hint=hint)
-        mip = _formulations.fix_labels(enc, mip, fixed, state.baseline[fixed])
-        mip, relaxation = solvers.small(mip, deadline=deadline)
-        result = solvers.solve(mip, deadline)
-        entry = state.record(mip, result)
-        if result.has_solution:
-            w, b, _ = enc.decode(result.x)
-            found = state.add_model(verify(enc, w, b, source=mip.name))
-            if found is not None and admits(found, budget):
-                if best is None or sign * found.w[j] > sign * best.w[j]:
-                    best = found
+        result, entry, relaxation, found = _solve_and_pool(
+            state, solvers, mip, fixed, deadline
+        )
+        if found is not None and admits(found, budget):
+            if best is None or sign * found.w[j] > sign * best.w[j]:
+                best = found
         claims = []
         if result.status not in (Status.ERROR, Status.INFEASIBLE) and np.isfinite(
             result.bound

@@ -189,11 +189,12 @@ class ClassBudgetCertifier:
         self.solvers.hand_out(max(1, self.solvers.n_jobs), next_job, deadline)
         return self.undetermined(budget)
 
-    def _proven_upper(self, budget, weights, key):
+    def _proven_upper(self, budget, weights, key, maybe):
         """The most weight a model within ``budget`` can flip, from what is
-        proven: only patterns not proven unflippable can flip, and a bound
-        proven within a pair no smaller in either kind of error holds here."""
-        upper = float(weights[self.maybe_flippable(budget)].sum())
+        proven: only the patterns ``maybe`` (not proven unflippable) can
+        flip, and a bound proven within a pair no smaller in either kind of
+        error holds here."""
+        upper = float(weights[maybe].sum())
         total = float(weights.sum())
         for (at, known_key), known in self.discrepancies.items():
             if known_key == key and _dominates(at, budget):
@@ -213,11 +214,11 @@ class ClassBudgetCertifier:
             return DiscrepancyResult(Bounds(0.0, 0.0), None)
         self._cheap(budget, deadline)
         best, lower = state.best_within(budget, weights)
-        upper = self._proven_upper(budget, weights, key)
+        maybe = self.maybe_flippable(budget)
+        upper = self._proven_upper(budget, weights, key, maybe)
         if not deadline.expired() and upper > lower + TOLERANCE:
             enc = state.enc
-            unflippable = ~self.maybe_flippable(budget)
-            mip = disagreement_mip(state, budget, weights, unflippable, best, key)
+            mip = disagreement_mip(state, budget, weights, ~maybe, best, key)
             mip, relaxation = self.solvers.small(mip, deadline=deadline)
             result = self.solvers.solve(mip, deadline)
             entry = state.record(mip, result)

@@ -89,23 +89,37 @@ def flip(enc, pattern, label, *, budget=None, hint=None):
     With a ``budget``, the MIP is infeasible when no model of the class within
     that many errors gives ``pattern`` that label.
     """
-    c, offset = enc.error_objective()
     j = enc.z_offset + int(pattern)
+    return _fewest_errors_with_bound(
+        enc,
+        j,
+        lower=float(label),
+        upper=float(label),
+        budget=budget,
+        hint=hint,
+        name=f"flip[pattern {int(pattern)} -> {int(label)}]",
+    )
+
+
+def _fewest_errors_with_bound(enc, column, *, lower, upper, budget, hint, name):
+    """Fewest errors among models with variable ``column`` within
+    ``[lower, upper]`` (and within ``budget`` errors unless it is None)."""
+    c, offset = enc.error_objective()
     var_lower = enc.var_lower.copy()
     var_upper = enc.var_upper.copy()
-    var_lower[j] = var_upper[j] = float(label)
-    extra = None if budget is None else _budget_rows(enc, budget)
+    var_lower[column] = max(var_lower[column], lower)
+    var_upper[column] = min(var_upper[column], upper)
     return enc.mip(
         c,
         offset,
         maximize=False,
         integral=enc.problem.weights_are_integral,
-        name=f"flip[pattern {int(pattern)} -> {int(label)}]",
+        name=name,
         kind="flip",
         hint=hint,
         var_lower=var_lower,
         var_upper=var_upper,
-        extra_rows=extra,
+        extra_rows=None if budget is None else _budget_rows(enc, budget),
     )
 
 
@@ -187,24 +201,13 @@ def sign_test(enc, feature, budget, *, nonpositive, hint=None):
     sooner than a weight objective, so this settles a sign that the weight's
     own MIP leaves open.
     """
-    c, offset = enc.error_objective()
-    j = int(feature)
-    var_lower = enc.var_lower.copy()
-    var_upper = enc.var_upper.copy()
-    if nonpositive:
-        var_upper[j] = min(var_upper[j], 0.0)
-    else:
-        var_lower[j] = max(var_lower[j], 0.0)
     relation = "<=" if nonpositive else ">="
-    return enc.mip(
-        c,
-        offset,
-        maximize=False,
-        integral=enc.problem.weights_are_integral,
-        name=f"sign_test[{j} {relation} 0, budget {budget:g}]",
-        kind="flip",
+    return _fewest_errors_with_bound(
+        enc,
+        int(feature),
+        lower=-np.inf if nonpositive else 0.0,
+        upper=0.0 if nonpositive else np.inf,
+        budget=budget,
         hint=hint,
-        var_lower=var_lower,
-        var_upper=var_upper,
-        extra_rows=_budget_rows(enc, budget),
+        name=f"sign_test[{int(feature)} {relation} 0, budget {budget:g}]",
     )
