@@ -15,6 +15,7 @@ import numpy as np
 
 from .._core import LevelSet, MIPLogEntry, Status, verify
 from .._mip import _formulations
+from ._descent import flip_patterns
 from ._heuristics import (
     distinct_directions,
     heuristic_flip_models,
@@ -31,6 +32,13 @@ STRATEGIES = ("each", "batch")
 #: credit, nothing), so the search gets more of the time.
 SEARCH_SHARE = 0.3
 SEARCH_SHARE_WITHOUT_IDENTITIES = 0.7
+#: Share of a request's time left after the search for the LP proofs, so
+#: that a slow screen leaves time for the descent and the MIPs.
+SCREEN_SHARE = 0.85
+#: Share of a request's time left after the LP proofs for the descent (exact
+#: line searches from the best known flip of each pattern left), before the
+#: MIPs.
+DESCENT_SHARE = 0.5
 
 
 class AmbiguityCertifier:
@@ -81,7 +89,9 @@ class AmbiguityCertifier:
         if deadline.expired():  # nothing more is learnt once time is up
             return self.state.undetermined(budget, exact)
         self.search(budget, pulled=True, deadline=deadline.share(self.search_share))
-        self.screen(budget, deadline, exact=exact)
+        self.screen(budget, deadline.share(SCREEN_SHARE), exact=exact)
+        # After the LPs: their models are starting points, fewer patterns left.
+        self.descend(budget, deadline.share(DESCENT_SHARE))
         if exact:
             self._certify_each(budget, deadline, progress, exact=True)
         elif self.strategy == "batch":
@@ -142,6 +152,15 @@ class AmbiguityCertifier:
         ):
             state.add_model(model)
         return directions
+
+    def descend(self, budget, deadline):
+        """Lower the errors of the best known flip of each undecided pattern
+        by exact line searches (:func:`~._descent.flip_patterns`), nearest
+        to the budget first, until ``deadline``."""
+        state = self.state
+        todo = state.undetermined(budget)
+        order = todo[np.argsort(state.flip_upper[todo], kind="stable")]
+        flip_patterns(state, order, budget, deadline)
 
     def screen(self, budget, deadline, *, exact=False):
         """Raise the flip bounds of undecided patterns to their LP bounds."""

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._core import TOLERANCE, Bounds, LevelSet, Status, verify
 from .._mip import _formulations
+from ._descent import Descent
 from ._heuristics import disagreement_models, lp_models, moved_models
 from ._scheduling import Deadline, Job, on_cluster
 
@@ -41,6 +42,11 @@ SCREEN_SHARE_WITHOUT_IDENTITIES = 0.05
 #: from 5.4% to 17.0% in 116 moves, 30 s).
 MOVE_SHARE = 0.1
 MOVE_SHARE_WITHOUT_IDENTITIES = 0.3
+#: Share of the time left after the moves for the descent of the best model
+#: (exact line searches towards more disagreement), and how many descents
+#: in a row may fail before it stops.
+DESCENT_SHARE = 0.1
+DESCENT_TRIES = 3
 
 
 def disagreement_mip(state, budget, weights, unflippable, best=None, key="all"):
@@ -199,6 +205,7 @@ class DiscrepancyCertifier:
                 tried=self.ambiguity.tried,
             ):
                 state.add_model(model)
+            self.descend(budget, weights, deadline.share(DESCENT_SHARE))
             self.ambiguity.screen(
                 budget,
                 deadline.share(
@@ -220,6 +227,24 @@ class DiscrepancyCertifier:
             )
             self._learn_from_lp(request)
         return request
+
+    def descend(self, budget, weights, deadline):
+        """Descend from the pooled model of most disagreement within ``budget``
+        (:meth:`~._descent.Descent.disagree`) until ``deadline`` or
+        :data:`DESCENT_TRIES` descents in a row bring nothing."""
+        state = self.state
+        if state.enc.hypothesis.integer:
+            return
+        descent = Descent(state.enc, deadline=deadline)
+        failures = 0
+        while failures < DESCENT_TRIES and not deadline.expired():
+            start, _ = state.best_within(budget, weights)
+            if start is None:
+                return
+            model = state.add_model(
+                descent.disagree(start, state.baseline, weights, budget)
+            )
+            failures = 0 if model is not None else failures + 1
 
     def _learn_from_lp(self, request):
         """Pool the models of the disagreement LP (its own, and its labelling

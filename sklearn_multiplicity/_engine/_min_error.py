@@ -16,6 +16,7 @@ from .._core import (
 )
 from .._mip import IdentitySeparator, _formulations
 from .._mip._infeasible import error_lower_bound
+from ._descent import Descent
 from ._heuristics import best_thresholds
 from ._state import in_class_or_repaired
 
@@ -30,6 +31,10 @@ BOUND_SLACK = 1e-6
 #: Share of the minimum error's time for infeasible subsets (their bound and
 #: cuts) before the MIP.
 SUBSETS_SHARE = 0.1
+#: Share of the minimum error's time for descents from the best warm start
+#: (exact line searches of the 0-1 loss), and how many may fail in a row.
+DESCENT_SHARE = 0.1
+DESCENT_TRIES = 3
 
 
 @dataclass
@@ -50,8 +55,9 @@ class MinErrorResult:
     warm_start : CanonicalModel
         The starting model handed to the solver.
     candidates : list of CanonicalModel
-        Every warm-start candidate (the constant models and a logistic
-        regression scaled into the class), the best of which is
+        Every warm-start candidate (the constant models, a logistic
+        regression scaled into the class, and the best of those improved by
+        descents when they found fewer errors), the best of which is
         ``warm_start``.
     mip : MIP
     result : MIPResult
@@ -74,6 +80,20 @@ class MinErrorResult:
     @property
     def solver_status(self):
         return Status(self.result.status)
+
+
+def _descended(enc, model, deadline):
+    """``model`` improved by descents (:meth:`~._descent.Descent.fewest_errors`)
+    until ``deadline`` or :data:`DESCENT_TRIES` fail in a row."""
+    descent = Descent(enc, deadline=deadline)
+    failures = 0
+    while failures < DESCENT_TRIES and not deadline.expired():
+        better = descent.fewest_errors(model)
+        if better is None:
+            failures += 1
+        else:
+            model, failures = better, 0
+    return model
 
 
 def solve_min_error(enc, backend, deadline, *, random_state=None, separator=None):
@@ -110,6 +130,11 @@ def solve_min_error(enc, backend, deadline, *, random_state=None, separator=None
     if not candidates:
         raise ValueError(NO_MODEL)
     warm = min(candidates, key=lambda m: m.errors)
+    if not enc.hypothesis.integer:
+        descended = _descended(enc, warm, deadline.share(DESCENT_SHARE))
+        if descended is not warm:
+            candidates.append(descended)
+            warm = descended
     mip = _formulations.min_error(enc, hint=enc.hint_from((warm.w, warm.b)))
     if enc.n_identities:
         separator = separator or IdentitySeparator(enc, time_limit=deadline.limit())

@@ -21,6 +21,8 @@ from functools import partial
 import numpy as np
 
 from .._core import TOLERANCE, Bounds, Status, verify
+from ._ambiguity import DESCENT_SHARE
+from ._descent import flip_patterns
 from ._discrepancy import DiscrepancyResult, disagreement_mip
 from ._heuristics import (
     _class_gap,
@@ -123,6 +125,9 @@ class ClassBudgetCertifier:
         directions = self.ambiguity.search(budget.total, pulled=True, deadline=share)
         self.ambiguity.screen(budget.total, deadline)
         self.search(budget, directions, deadline=share)
+        todo = self.undetermined(budget)
+        order = todo[np.argsort(self.state.flip_upper[todo], kind="stable")]
+        flip_patterns(self.state, order, budget, deadline.share(DESCENT_SHARE))
 
     def search(self, budget, directions=(), *, pulled=True, deadline=None):
         """Threshold shifts within both budgets of ``directions`` and, with

@@ -123,12 +123,16 @@ def test_verbose_path_shows_progress_of_both_phases(capsys):
 
 
 def test_a_request_prepared_ahead_learns_what_was_found_since(monkeypatch):
-    # Without the moves past one pattern and the LPs' models, the search
-    # leaves the MIP something to find on these data.
+    # Without the moves past one pattern, the descent and the LPs' models,
+    # the search leaves the MIP something to find on these data.
     for search in ("moved_models", "lp_models"):
         monkeypatch.setattr(
             f"sklearn_multiplicity._engine._discrepancy.{search}", lambda *a, **k: []
         )
+    monkeypatch.setattr(
+        "sklearn_multiplicity._engine._discrepancy.DiscrepancyCertifier.descend",
+        lambda *a, **k: None,
+    )
     X, y = random_tiny(30, n=10, d=3, levels=3)
     auditor = MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(X, y)
     session = auditor.session_

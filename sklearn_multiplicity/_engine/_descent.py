@@ -1,0 +1,329 @@
+"""Local search on the 0-1 loss itself: exact line searches of a hyperplane.
+
+Along a line ``(w, b) + t (dw, db)`` the score of pattern ``i`` is
+``s_i + t d_i``, so its label changes once, at ``t_i = -s_i / d_i``. Between
+consecutive breakpoints every label is constant: one sort of the breakpoints
+and cumulative sums give the errors (and the weight of disagreement with the
+baseline, and whether a given pattern is flipped) on every interval of the
+line at once. A descent moves to the best interval of one line after another
+(every coordinate, the intercept, random directions) while that improves.
+
+Threshold shifts (:mod:`._heuristics`) search one such line per direction,
+the intercept's; the descent turns any model into the best of its
+neighbours along many lines. On COMPAS at eps = 1% it flips, within the
+budget, most of the patterns that threshold shifts, rotated thresholds and
+LP relaxations leave to MIPs. A model found is verified like any other.
+"""
+
+import numpy as np
+
+from .._core import ClassBudget, LevelSet, in_class, verify
+from .._mip import realise
+from ._state import CLASS_TOLERANCE
+
+#: Lines searched per round: every coordinate, the intercept, and this many
+#: random directions.
+RANDOM_LINES = 10
+#: Rounds without a strict improvement before a descent stops.
+PATIENCE = 2
+#: Most rounds of one descent.
+MAX_ROUNDS = 30
+#: Probability of moving to an interval as good as the current one (so the
+#: descent walks along plateaus of the 0-1 loss instead of stopping there).
+SIDESTEP = 0.3
+#: Patterns in a row whose descent finds no flip before the rest are left
+#: to the MIPs (patterns come likeliest first).
+MAX_MISSES = 20
+#: Best intervals of a line checked against the encoding's constraints.
+CANDIDATES = 5
+
+
+def line_search(scores, delta, if_positive, if_negative):
+    """A point inside every interval of the line ``scores + t * delta``, and
+    the total value of the patterns there.
+
+    Parameters
+    ----------
+    scores, delta : ndarray of shape (k,)
+    if_positive, if_negative : ndarray of shape (k, c)
+        Value of each pattern when it is predicted positive (score > 0) or
+        negative.
+
+    Returns
+    -------
+    points : ndarray of shape (m,)
+        Increasing; one per interval between distinct breakpoints.
+    totals : ndarray of shape (m, c)
+        Sum over patterns of their value at each point.
+    """
+    moving = delta != 0
+    fixed_positive = ~moving & (scores > 0)
+    fixed_negative = ~moving & ~(scores > 0)
+    fixed = if_positive[fixed_positive].sum(axis=0) + if_negative[fixed_negative].sum(
+        axis=0
+    )
+    t = -scores[moving] / delta[moving]
+    breaks = np.unique(t)
+    if breaks.size == 0:
+        return np.zeros(1), fixed[None, :]
+    span = max(1.0, float(np.abs(breaks).max()))
+    points = np.concatenate(
+        [[breaks[0] - span], 0.5 * (breaks[:-1] + breaks[1:]), [breaks[-1] + span]]
+    )
+    rising = delta[moving] > 0  # positive exactly when the point passes t_i
+    totals = np.broadcast_to(fixed, (points.size, fixed.size)).copy()
+    for mask, before, after in (
+        (rising, if_negative, if_positive),
+        (~rising, if_positive, if_negative),
+    ):
+        order = np.argsort(t[mask], kind="stable")
+        passed = np.searchsorted(t[mask][order], points)  # breakpoints below
+        rows = np.flatnonzero(moving)[mask][order]
+        cum_after = np.vstack([np.zeros(fixed.size), np.cumsum(after[rows], axis=0)])
+        cum_before = np.vstack([np.zeros(fixed.size), np.cumsum(before[rows], axis=0)])
+        totals += cum_after[passed] + (cum_before[-1] - cum_before[passed])
+    return points, totals
+
+
+class Descent:
+    """Exact line searches from known models towards flips and disagreement.
+
+    Parameters
+    ----------
+    enc : Encoding
+        Of a continuous hypothesis class.
+    seed : int
+        Seeds the random lines, so that a search is repeatable.
+    deadline : Deadline or None
+        Every descent stops when it expires.
+    """
+
+    def __init__(self, enc, *, seed=0, deadline=None):
+        self.enc = enc
+        self.rng = np.random.default_rng(seed)
+        self.deadline = deadline
+        self.X = enc.X[: enc.n_train]
+        problem = enc.problem
+        self.errors_if = (problem.negative_weight, problem.positive_weight)
+
+    def _expired(self):
+        return self.deadline is not None and self.deadline.expired()
+
+    def flip(self, start, pattern, label, budget):
+        """A verified model within ``budget`` that predicts ``label`` for
+        ``pattern``, or None.
+
+        ``start`` is typically the known model of fewest errors with that
+        label (too many of them): the descent lowers its excess over the
+        budget, then its errors, while keeping the label, and stops as soon
+        as the model is within the budget. From a model with the other label
+        it first moves to the best interval with the wanted one.
+
+        Parameters
+        ----------
+        start : CanonicalModel
+        pattern : int
+        label : bool
+        budget : float or ClassBudget
+            Overall errors, or false positives and false negatives apart.
+        """
+        k = self.X.shape[0]
+        negative, positive = self.errors_if
+        at_pattern = np.zeros(k)
+        at_pattern[pattern] = 1.0
+        # Columns: false positives, false negatives, the pattern positive.
+        if_pos = np.column_stack([negative, np.zeros(k), at_pattern])
+        if_neg = np.column_stack([np.zeros(k), positive, np.zeros(k)])
+        heavy = 1.0 + float(negative.sum() + positive.sum())
+
+        def badness(totals):
+            kept = (totals[:, 2] > 0.5) == bool(label)
+            errors = totals[:, 0] + totals[:, 1]
+            excess = _excess(totals[:, 0], totals[:, 1], budget)
+            return np.where(kept, heavy * excess + errors, np.inf)
+
+        def done(totals):
+            return bool(_admits(totals[0], totals[1], budget))
+
+        model = self._descend(start, if_pos, if_neg, badness, done)
+        if model is None or bool(model.z[pattern]) != bool(label):
+            return None
+        if not _admits(model.false_positives, model.false_negatives, budget):
+            return None
+        return model
+
+    def fewest_errors(self, start):
+        """A verified model with fewer errors than ``start``, or None."""
+        negative, positive = self.errors_if
+        if_pos, if_neg = negative[:, None], positive[:, None]
+        model = self._descend(start, if_pos, if_neg, lambda totals: totals[:, 0], None)
+        return model if model is not None and model.errors < start.errors else None
+
+    def disagree(self, start, baseline, weights, budget):
+        """A verified model within ``budget`` that disagrees with ``baseline``
+        on more ``weights`` than ``start`` (a model within it), or None."""
+        base = np.asarray(baseline[: self.X.shape[0]], dtype=bool)
+        weights = np.asarray(weights, dtype=float)[: self.X.shape[0]]
+        if_pos = np.column_stack([self.errors_if[0], weights * ~base])
+        if_neg = np.column_stack([self.errors_if[1], weights * base])
+        # Most disagreement first, then fewest errors.
+        tie = 1.0 / (1.0 + float(self.errors_if[0].sum() + self.errors_if[1].sum()))
+
+        def badness(totals):
+            within = LevelSet.within(totals[:, 0], budget)
+            return np.where(within, tie * totals[:, 0] - totals[:, 1], np.inf)
+
+        model = self._descend(start, if_pos, if_neg, badness, None)
+        if model is None or not LevelSet.within(model.errors, budget):
+            return None
+        gained = float(weights[model.z[: base.size] != base].sum())
+        before = float(weights[start.z[: base.size] != base].sum())
+        return model if gained > before else None
+
+    # -- the descent -----------------------------------------------------------
+    def _lines(self, p):
+        """Coordinates, the intercept and random directions, shuffled."""
+        lines = [(np.eye(p)[j], 0.0) for j in range(p)] + [(np.zeros(p), 1.0)]
+        lines += [
+            (self.rng.standard_normal(p), float(self.rng.standard_normal()))
+            for _ in range(RANDOM_LINES)
+        ]
+        return [lines[i] for i in self.rng.permutation(len(lines))]
+
+    def _descend(self, start, if_pos, if_neg, badness, done):
+        """Move ``start`` to the best interval of line after line.
+
+        Returns the model reached (verified and in the class), or None when
+        it is no better than ``start`` or the class has no model with its
+        labels.
+        """
+        w, b = np.array(start.w, dtype=float), float(start.b)
+        scores = self.X @ w + b
+        current = badness(_totals(scores, if_pos, if_neg)[None, :])[0]
+        moved, stale = False, 0
+        for _ in range(MAX_ROUNDS):
+            improved = False
+            for dw, db in self._lines(w.size):
+                if self._expired():
+                    break
+                points, totals = line_search(scores, self.X @ dw + db, if_pos, if_neg)
+                bad = badness(totals)
+                pick = self._admissible(bad, points, w, b, dw, db)
+                if pick is None:
+                    continue
+                better = bad[pick] < current - 1e-9
+                sideways = (
+                    not better
+                    and bad[pick] <= current + 1e-9
+                    and self.rng.random() < SIDESTEP
+                )
+                if not (better or sideways):
+                    continue
+                w, b = _normalised(w + points[pick] * dw, b + points[pick] * db)
+                scores = self.X @ w + b
+                now = _totals(scores, if_pos, if_neg)
+                current = badness(now[None, :])[0]
+                moved, improved = True, improved or better
+                if done is not None and done(now):
+                    return self._model(w, b)
+            if self._expired():
+                break
+            stale = 0 if improved else stale + 1
+            if stale >= PATIENCE:
+                break
+        return self._model(w, b) if moved else None
+
+    def _admissible(self, bad, points, w, b, dw, db):
+        """The best finite interval whose model meets the encoding's
+        constraints on weights and labels, among the :data:`CANDIDATES` best."""
+        order = np.argsort(bad, kind="stable")
+        order = order[np.isfinite(bad[order])]
+        if not self.enc.constraints:
+            return int(order[0]) if order.size else None
+        for i in order[:CANDIDATES]:
+            model = verify(self.enc, w + points[i] * dw, b + points[i] * db)
+            if all(c.satisfied(self.enc, model, 1e-9) for c in self.enc.constraints):
+                return int(i)
+        return None
+
+    def _model(self, w, b):
+        """The model of the class (constraints met) with the labels of
+        ``(w, b)``: itself scaled into the class, else the labelling's
+        max-margin model; None when neither is in the class."""
+        enc, k = self.enc, self.enc.n_train
+        target = verify(enc, w, b, source="descent").z
+        fitted = enc.hypothesis.fit_model(enc.problem, w, b)
+        candidates = [] if fitted is None else [fitted]
+        if not candidates or not in_class(enc, verify(enc, *fitted), CLASS_TOLERANCE):
+            solution = realise(enc, target[:k])
+            candidates = [] if solution is None else [solution]
+        for solution in candidates:
+            model = verify(enc, *solution, source="descent")
+            if np.array_equal(model.z[:k], target[:k]) and in_class(
+                enc, model, CLASS_TOLERANCE
+            ):
+                return model
+        return None
+
+
+def _admits(false_positives, false_negatives, budget):
+    """Whether the error counts are within ``budget`` (overall or per class)."""
+    if isinstance(budget, ClassBudget):
+        return budget.admits(false_positives, false_negatives)
+    return LevelSet.within(false_positives + false_negatives, budget)
+
+
+def _excess(false_positives, false_negatives, budget):
+    """How far the error counts exceed ``budget`` (0 within it)."""
+    if isinstance(budget, ClassBudget):
+        return np.maximum(false_positives - budget.false_positives, 0) + np.maximum(
+            false_negatives - budget.false_negatives, 0
+        )
+    return np.maximum(false_positives + false_negatives - budget, 0)
+
+
+def flip_patterns(state, patterns, budget, deadline):
+    """Descend from the best known flip of each of ``patterns``, in order,
+    until ``deadline`` or :data:`MAX_MISSES` descents in a row find nothing;
+    every model found within ``budget`` is pooled.
+
+    Parameters
+    ----------
+    state : AuditState
+    patterns : ndarray of int
+        Undecided patterns, likeliest flips first.
+    budget : float or ClassBudget
+    deadline : Deadline
+    """
+    if state.enc.hypothesis.integer or len(patterns) == 0:
+        return
+    k = state.problem.n_patterns
+    descent = Descent(state.enc, deadline=deadline)
+    fewest = min(state.pool.models, key=lambda m: m.errors, default=None)
+    open_ = np.zeros(k, dtype=bool)
+    open_[patterns] = True
+    misses = 0
+    for u in patterns:
+        if deadline.expired() or misses >= MAX_MISSES:
+            break
+        start = state.witness_of(u) or fewest
+        if not open_[u] or start is None:
+            continue
+        model = state.add_model(descent.flip(start, u, not state.baseline[u], budget))
+        if model is None:
+            misses += 1
+        else:  # within the budget: its flips are settled
+            misses = 0
+            open_ &= model.z[:k] == state.baseline
+
+
+def _totals(scores, if_positive, if_negative):
+    """Total value of the patterns at ``scores``."""
+    positive = scores > 0
+    return if_positive[positive].sum(axis=0) + if_negative[~positive].sum(axis=0)
+
+
+def _normalised(w, b):
+    """``(w, b)`` scaled to ``max |w_j| = 1`` (unchanged when ``w`` is 0)."""
+    size = np.abs(w).max(initial=0.0)
+    return (w / size, b / size) if size > 0 else (w, b)
