@@ -62,26 +62,33 @@ def tiny_audit(seed, extra):
     return truth, problem, enc, baseline, budget
 
 
+def flips_from_constants(enc, baseline, budget):
+    """The descent's flip of every pattern, from the constant model with the
+    pattern's baseline label (it must find its own way): ``{pattern: model}``
+    for the patterns it flipped."""
+    _, _, b_lo, b_hi = enc.hypothesis.weight_bounds(enc.problem)
+    found = {}
+    for u in range(enc.n_train):
+        label = not baseline[u]
+        start = verify(enc, np.zeros(enc.p), b_lo if label else b_hi)
+        model = Descent(enc, seed=u).flip(start, u, label, budget)
+        if model is not None:
+            assert model.z[u] == label
+            found[u] = model
+    return found
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_flip_descent_finds_sound_flips_and_only_flippable_ones(seed):
     truth, problem, enc, baseline, budget = tiny_audit(seed, extra=2)
     flippable = ((truth.D != baseline) & (truth.errors <= budget)[:, None]).any(0)
-    # Start from a constant model: the descent must find its own way.
-    _, _, b_lo, b_hi = enc.hypothesis.weight_bounds(problem)
-    found = 0
-    for u in range(enc.n_train):
-        label = not baseline[u]
-        start = verify(enc, np.zeros(enc.p), b_hi if not label else b_lo)
-        model = Descent(enc, seed=u).flip(start, u, label, budget)
-        if model is None:
-            continue
-        found += 1
+    found = flips_from_constants(enc, baseline, budget)
+    for u, model in found.items():
         assert flippable[u]
         assert in_class(enc, model, tolerance=1e-6)
-        assert model.z[u] == label
         assert model.errors == problem.errors(model.z[: enc.n_train]) <= budget
     # Not vacuous: on these tiny sets the descent reaches most flips.
-    assert found >= 0.5 * flippable.sum() > 0
+    assert len(found) >= 0.5 * flippable.sum() > 0
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -123,18 +130,12 @@ def test_descent_keeps_to_sign_constraints(seed):
     baseline = truth.D[np.argmin(truth.errors)]
     budget = float(problem.errors(baseline)) + 2
     flippable = ((truth.D != baseline) & (truth.errors <= budget)[:, None]).any(0)
-    _, _, b_lo, b_hi = enc.hypothesis.weight_bounds(problem)
-    found = 0
-    for u in range(enc.n_train):
-        label = not baseline[u]
-        start = verify(enc, np.zeros(enc.p), b_hi if not label else b_lo)
-        model = Descent(enc, seed=u).flip(start, u, label, budget)
-        if model is not None:
-            found += 1
-            assert flippable[u]
-            assert model.w[0] >= -1e-9 and model.w[1] <= 1e-9
-            assert in_class(enc, model, tolerance=1e-6)
-    assert found > 0
+    found = flips_from_constants(enc, baseline, budget)
+    for u, model in found.items():
+        assert flippable[u]
+        assert model.w[0] >= -1e-9 and model.w[1] <= 1e-9
+        assert in_class(enc, model, tolerance=1e-6)
+    assert found
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -148,20 +149,13 @@ def test_flip_descent_keeps_to_both_budgets_of_a_class_budget(seed):
         truth.fn <= budget.false_negatives
     )
     flippable = ((truth.D != baseline) & admitted[:, None]).any(0)
-    _, _, b_lo, b_hi = enc.hypothesis.weight_bounds(problem)
-    found = 0
-    for u in range(enc.n_train):
-        label = not baseline[u]
-        start = verify(enc, np.zeros(enc.p), b_hi if not label else b_lo)
-        model = Descent(enc, seed=u).flip(start, u, label, budget)
-        if model is None:
-            continue
-        found += 1
-        assert flippable[u] and model.z[u] == label
+    found = flips_from_constants(enc, baseline, budget)
+    for u, model in found.items():
+        assert flippable[u]
         assert model.false_positives <= budget.false_positives
         assert model.false_negatives <= budget.false_negatives
         assert in_class(enc, model, tolerance=1e-6)
-    assert found >= 0.5 * flippable.sum()
+    assert len(found) >= 0.5 * flippable.sum()
 
 
 @pytest.mark.parametrize("seed", range(6))
