@@ -34,8 +34,6 @@ SIDESTEP = 0.3
 #: Patterns in a row whose descent finds no flip before the rest are left
 #: to the MIPs (patterns come likeliest first).
 MAX_MISSES = 20
-#: Best intervals of a line checked against the encoding's constraints.
-CANDIDATES = 5
 
 
 def line_search(scores, delta, if_positive, if_negative):
@@ -194,8 +192,7 @@ class Descent:
         """Move ``start`` to the best interval of line after line.
 
         Returns the model reached (verified and in the class), or None when
-        it is no better than ``start`` or the class has no model with its
-        labels.
+        no line offered a move or the class has no model with its labels.
         """
         w, b = np.array(start.w, dtype=float), float(start.b)
         scores = self.X @ w + b
@@ -208,8 +205,8 @@ class Descent:
                     break
                 points, totals = line_search(scores, self.X @ dw + db, if_pos, if_neg)
                 bad = badness(totals)
-                pick = self._admissible(bad, points, w, b, dw, db)
-                if pick is None:
+                pick = int(np.argmin(bad))
+                if not np.isfinite(bad[pick]):
                     continue
                 better = bad[pick] < current - 1e-9
                 sideways = (
@@ -232,19 +229,6 @@ class Descent:
             if stale >= PATIENCE:
                 break
         return self._model(w, b) if moved else None
-
-    def _admissible(self, bad, points, w, b, dw, db):
-        """The best finite interval whose model meets the encoding's
-        constraints on weights and labels, among the :data:`CANDIDATES` best."""
-        order = np.argsort(bad, kind="stable")
-        order = order[np.isfinite(bad[order])]
-        if not self.enc.constraints:
-            return int(order[0]) if order.size else None
-        for i in order[:CANDIDATES]:
-            model = verify(self.enc, w + points[i] * dw, b + points[i] * db)
-            if all(c.satisfied(self.enc, model, 1e-9) for c in self.enc.constraints):
-                return int(i)
-        return None
 
     def _model(self, w, b):
         """The model of the class (constraints met) with the labels of
@@ -282,6 +266,14 @@ def _excess(false_positives, false_negatives, budget):
     return np.maximum(false_positives + false_negatives - budget, 0)
 
 
+def applies(enc):
+    """Whether descents search the class of ``enc``: continuous weights and
+    no constraints. Under ``MaxNonzero(5)`` on COMPAS (each move checked
+    against the constraint) they found nothing the searches that repair
+    directions had not, and slowed the fit from 36.6 s to 46.3 s."""
+    return not enc.hypothesis.integer and not enc.constraints
+
+
 def flip_patterns(state, patterns, budget, deadline):
     """Descend from the model of fewest errors, then from the best known flip,
     of each of ``patterns``, in order, until ``deadline`` or until
@@ -296,7 +288,7 @@ def flip_patterns(state, patterns, budget, deadline):
     budget : float or ClassBudget
     deadline : Deadline
     """
-    if state.enc.hypothesis.integer or len(patterns) == 0:
+    if not applies(state.enc) or len(patterns) == 0:
         return
     k = state.problem.n_patterns
     descent = Descent(state.enc, deadline=deadline)

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._core import TOLERANCE, Bounds, LevelSet, Status, verify
 from .._mip import _formulations
-from ._descent import Descent
+from ._descent import Descent, applies
 from ._heuristics import disagreement_models, lp_models, moved_models
 from ._scheduling import Deadline, Job, on_cluster
 
@@ -233,7 +233,7 @@ class DiscrepancyCertifier:
         (:meth:`~._descent.Descent.disagree`) until ``deadline`` or
         :data:`DESCENT_TRIES` descents in a row bring nothing."""
         state = self.state
-        if state.enc.hypothesis.integer:
+        if not applies(state.enc):
             return
         descent = Descent(state.enc, deadline=deadline)
         failures = 0

@@ -16,7 +16,7 @@ from .._core import (
 )
 from .._mip import IdentitySeparator, _formulations
 from .._mip._infeasible import error_lower_bound
-from ._descent import Descent
+from ._descent import Descent, applies
 from ._heuristics import best_thresholds
 from ._state import in_class_or_repaired
 
@@ -130,7 +130,7 @@ def solve_min_error(enc, backend, deadline, *, random_state=None, separator=None
     if not candidates:
         raise ValueError(NO_MODEL)
     warm = min(candidates, key=lambda m: m.errors)
-    if not enc.hypothesis.integer:
+    if applies(enc):
         descended = _descended(enc, warm, deadline.share(DESCENT_SHARE))
         if descended is not warm:
             candidates.append(descended)
