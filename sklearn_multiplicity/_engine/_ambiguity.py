@@ -157,10 +157,7 @@ class AmbiguityCertifier:
         """Lower the errors of the best known flip of each undecided pattern
         by exact line searches (:func:`~._descent.flip_patterns`), nearest
         to the budget first, until ``deadline``."""
-        state = self.state
-        todo = state.undetermined(budget)
-        order = todo[np.argsort(state.flip_upper[todo], kind="stable")]
-        flip_patterns(state, order, budget, deadline)
+        flip_patterns(self.state, self.state.undetermined(budget), budget, deadline)
 
     def screen(self, budget, deadline, *, exact=False):
         """Raise the flip bounds of undecided patterns to their LP bounds."""

@@ -17,9 +17,8 @@ LP relaxations leave to MIPs. A model found is verified like any other.
 
 import numpy as np
 
-from .._core import ClassBudget, LevelSet, in_class, verify
-from .._mip import realise
-from ._state import CLASS_TOLERANCE
+from .._core import ClassBudget, LevelSet, verify
+from ._state import in_class_or_repaired
 
 #: Lines searched per round: every coordinate, the intercept, and this many
 #: random directions.
@@ -231,23 +230,13 @@ class Descent:
         return self._model(w, b) if moved else None
 
     def _model(self, w, b):
-        """The model of the class (constraints met) with the labels of
-        ``(w, b)``: itself scaled into the class, else the labelling's
-        max-margin model; None when neither is in the class."""
-        enc, k = self.enc, self.enc.n_train
-        target = verify(enc, w, b, source="descent").z
+        """The model of the class with the labels of ``(w, b)``: itself
+        scaled into the class, else its labelling's max-margin model
+        (:func:`~._state.in_class_or_repaired`); None when neither is."""
+        enc = self.enc
         fitted = enc.hypothesis.fit_model(enc.problem, w, b)
-        candidates = [] if fitted is None else [fitted]
-        if not candidates or not in_class(enc, verify(enc, *fitted), CLASS_TOLERANCE):
-            solution = realise(enc, target[:k])
-            candidates = [] if solution is None else [solution]
-        for solution in candidates:
-            model = verify(enc, *solution, source="descent")
-            if np.array_equal(model.z[:k], target[:k]) and in_class(
-                enc, model, CLASS_TOLERANCE
-            ):
-                return model
-        return None
+        model = verify(enc, *(fitted or (w, b)), source="descent")
+        return in_class_or_repaired(enc, model)
 
 
 def _admits(false_positives, false_negatives, budget):
@@ -276,7 +265,7 @@ def applies(enc):
 
 def flip_patterns(state, patterns, budget, deadline):
     """Descend from the model of fewest errors, then from the best known flip,
-    of each of ``patterns``, in order, until ``deadline`` or until
+    of each of ``patterns``, likeliest first, until ``deadline`` or until
     :data:`MAX_MISSES` patterns in a row get no flip; every model found
     within ``budget`` is pooled.
 
@@ -284,12 +273,14 @@ def flip_patterns(state, patterns, budget, deadline):
     ----------
     state : AuditState
     patterns : ndarray of int
-        Undecided patterns, likeliest flips first.
+        Undecided patterns; the likeliest flips (fewest errors of a known
+        flip) are tried first.
     budget : float or ClassBudget
     deadline : Deadline
     """
     if not applies(state.enc) or len(patterns) == 0:
         return
+    patterns = patterns[np.argsort(state.flip_upper[patterns], kind="stable")]
     k = state.problem.n_patterns
     descent = Descent(state.enc, deadline=deadline)
     fewest = min(state.pool.models, key=lambda m: m.errors, default=None)

@@ -125,9 +125,12 @@ class ClassBudgetCertifier:
         directions = self.ambiguity.search(budget.total, pulled=True, deadline=share)
         self.ambiguity.screen(budget.total, deadline)
         self.search(budget, directions, deadline=share)
-        todo = self.undetermined(budget)
-        order = todo[np.argsort(self.state.flip_upper[todo], kind="stable")]
-        flip_patterns(self.state, order, budget, deadline.share(DESCENT_SHARE))
+        flip_patterns(
+            self.state,
+            self.undetermined(budget),
+            budget,
+            deadline.share(DESCENT_SHARE),
+        )
 
     def search(self, budget, directions=(), *, pulled=True, deadline=None):
         """Threshold shifts within both budgets of ``directions`` and, with
