@@ -130,7 +130,10 @@ def solve_min_error(enc, backend, deadline, *, random_state=None, separator=None
     if not candidates:
         raise ValueError(NO_MODEL)
     warm = min(candidates, key=lambda m: m.errors)
-    if applies(enc):
+    # Not under constraints: on COMPAS with race selection rates within 5
+    # points the descended warm start left the MIP at [2064, 2091] errors
+    # after 300 s; without it the MIP proved 2082 in 80.6 s.
+    if applies(enc) and not enc.constraints:
         descended = _descended(enc, warm, deadline.share(DESCENT_SHARE))
         if descended is not warm:
             candidates.append(descended)

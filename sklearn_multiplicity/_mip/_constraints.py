@@ -136,6 +136,24 @@ class ConstraintRows:
         """
         return None
 
+    def counted_if_positive(self, n_train):
+        """What the constraint counts of each training pattern predicted
+        positive, shape ``(n_train, c)`` (by default nothing, ``c = 0``)."""
+        return np.zeros((n_train, 0))
+
+    # Descents (exact line searches, :mod:`.._engine._descent`) keep to a
+    # constraint through the weight box (signs), :meth:`line_direction`
+    # (sparsity), or :meth:`counted_if_positive` and :meth:`excess_of_counts`
+    # (rates).
+    def line_direction(self, w, dw):
+        """The part of direction ``dw`` a descent may follow from ``w``."""
+        return dw
+
+    def excess_of_counts(self, counts):
+        """How far totals of :meth:`counted_if_positive`, shape ``(m, c)``,
+        break the constraint, one per row (0 where they meet it)."""
+        return np.zeros(counts.shape[0])
+
     def satisfied(self, enc, model, tolerance):
         """Whether the verified ``model`` meets the constraint."""
         raise NotImplementedError
@@ -215,6 +233,18 @@ class NonzeroRows(ConstraintRows):
         upper = np.concatenate([np.zeros(p), np.full(p, np.inf), [float(self.k)]])
         return A, lower, upper
 
+    def line_direction(self, w, dw):
+        # Weights outside the support move only while it has room, the
+        # largest moves first (swaps are not searched).
+        new = np.flatnonzero((np.asarray(w) == 0) & (dw != 0))
+        room = max(self.k - np.count_nonzero(w), 0)
+        if new.size <= room:
+            return dw
+        held = new[np.argsort(-np.abs(dw[new]), kind="stable")[room:]]
+        dw = dw.copy()
+        dw[held] = 0.0
+        return dw
+
     def repair(self, w):
         if np.count_nonzero(w) <= self.k:
             return w
@@ -276,6 +306,16 @@ class RateGapRows(ConstraintRows):
         )
         rates = positive_from / self.share.sum(axis=1)[:, None]
         return rates.max(axis=0) - rates.min(axis=0) <= self.max_gap + TOLERANCE
+
+    def counted_if_positive(self, n_train):
+        return self.share[:, :n_train].T
+
+    def excess_of_counts(self, counts):
+        # Counts of positives per group; a false negative rate is one minus
+        # the positive rate, so its gaps are those of the positive rates.
+        rates = counts / self.share.sum(axis=1)
+        gap = rates.max(axis=1) - rates.min(axis=1)
+        return np.where(gap <= self.max_gap + TOLERANCE, 0.0, gap - self.max_gap)
 
     def rows(self, layout, aux_offset):
         totals = self.share.sum(axis=1)
