@@ -122,6 +122,8 @@ class Descent:
         self.total_weight = float(problem.pattern_weight.sum())
         if not any(c.shape[1] for c in self.counted):
             self.counted = []
+        # Where each constraint's columns end, after the measure's own.
+        self.counted_ends = np.cumsum([c.shape[1] for c in self.counted], dtype=int)
 
     def _expired(self):
         return self.deadline is not None and self.deadline.expired()
@@ -213,7 +215,7 @@ class Descent:
         ]
         return [lines[i] for i in self.rng.permutation(len(lines))]
 
-    def _movable(self, w, dw):
+    def _followed(self, w, dw):
         """``dw`` without the moves of weights the constraints hold at ``w``."""
         for rule in self.enc.constraints:
             dw = rule.line_direction(w, dw)
@@ -233,15 +235,14 @@ class Descent:
                 high = min(high, float(np.min(-value[down] / slope[down])))
         return low, high
 
-    def _excess(self, totals, width):
+    def _constraint_excess(self, totals, width):
         """How far the constraints' columns of ``totals`` (after the first
         ``width``) break the constraints, in people (0 where all are met)."""
-        edges = np.cumsum([width] + [c.shape[1] for c in self.counted])
         excess = np.zeros(totals.shape[0])
-        for rule, lo, hi in zip(
-            self.enc.constraints, edges[:-1], edges[1:], strict=True
-        ):
-            excess += rule.excess_of_counts(totals[:, lo:hi])
+        lo = width
+        for rule, end in zip(self.enc.constraints, self.counted_ends, strict=True):
+            excess += rule.excess_of_counts(totals[:, lo : width + end])
+            lo = width + end
         return excess * self.total_weight
 
     def _judged(self, badness, width):
@@ -254,7 +255,7 @@ class Descent:
         first = (1.0 + self.total_weight) ** 2
 
         def judge(totals):
-            excess = self._excess(totals, width)
+            excess = self._constraint_excess(totals, width)
             return first * excess + np.asarray(badness(totals[:, :width]), float)
 
         return judge
@@ -285,7 +286,7 @@ class Descent:
             for dw, db in self._lines(w.size):
                 if self._expired():
                     break
-                dw = self._movable(w, dw)
+                dw = self._followed(w, dw)
                 if not dw.any() and db == 0:
                     continue
                 low, high = self._steps(w, dw)
@@ -319,7 +320,9 @@ class Descent:
                 if (
                     done is not None
                     and done(now[:width])
-                    and not (self.counted and self._excess(now[None, :], width)[0])
+                    and not (
+                        self.counted and self._constraint_excess(now[None, :], width)[0]
+                    )
                 ):
                     return self._model(w, b)
             if self._expired():
