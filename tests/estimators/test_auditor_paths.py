@@ -10,6 +10,7 @@ from sklearn.linear_model import LogisticRegression
 
 from sklearn_multiplicity import MultiplicityAuditor
 from sklearn_multiplicity._engine import Deadline
+from sklearn_multiplicity._engine._discrepancy import disagreement_mip
 
 
 def test_path_matches_enumeration_and_is_monotone():
@@ -36,7 +37,8 @@ def test_only_discrepancy_mips_branch_heaviest_first():
     session = auditor.session_
     budget = auditor.baseline_errors_ + 2
     weights = session.problem.pattern_weight
-    mip, _ = session.discrepancy.disagreement_mip(budget, weights)
+    unflippable = ~session.state.maybe_flippable(budget)
+    mip = disagreement_mip(session.state, budget, weights, unflippable)
     z_priority = mip.branching_priority[session.enc.z_offset :]
     assert np.all(np.diff(weights[np.argsort(-z_priority)]) <= 0)
     # The batch strategy's "flip any of these" MIPs have no order to follow.
@@ -139,8 +141,9 @@ def test_a_request_prepared_ahead_learns_what_was_found_since(monkeypatch):
     engine = session.discrepancy
     budget = auditor.baseline_errors_ + 3
     never = Deadline(None)
-    here = engine.request(budget, deadline=never)
-    above = engine.request(budget + 1, deadline=never)
+    # Prepared as a path prepares them: without LP dives.
+    here = engine.request(budget, deadline=never, dive=False)
+    above = engine.request(budget + 1, deadline=never, dive=False)
     assert here.mip is not None and above.mip is not None
     known_above = above.lower
     solved = engine.discrepancy(budget)
@@ -154,3 +157,18 @@ def test_a_request_prepared_ahead_learns_what_was_found_since(monkeypatch):
     assert above.lower >= found - 1e-9
     hint = session.enc.hint_from((above.best.w, above.best.b))
     np.testing.assert_array_equal(above.mip.hint, hint)
+
+
+def test_path_prepares_no_request_after_its_deadline(monkeypatch):
+    X, y = random_tiny(4, n=10, d=2, levels=4)
+    auditor = MultiplicityAuditor(time_limit=20).fit(X, y)
+    discrepancy = auditor.session_.discrepancy
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a request prepared after the deadline")
+
+    monkeypatch.setattr(discrepancy, "request", refuse)
+    budgets = auditor.session_.level_set.grid(0.3)[2]
+    assert discrepancy._path_jobs(budgets, Deadline(0.0))() is None
+    # The envelope still bounds every tolerance.
+    assert len(discrepancy.envelope(budgets)) == budgets.size
