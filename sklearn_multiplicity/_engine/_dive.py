@@ -20,10 +20,9 @@ A fixed label is a restriction, not a valid inequality, so the LPs of a dive
 bound nothing; only the verified models it yields count.
 """
 
-import copy
-
 import numpy as np
 
+from .._mip import _formulations
 from ._heuristics import lp_models
 
 #: A ``z`` farther than this from 0 and 1 is fractional.
@@ -44,8 +43,8 @@ def dive(separator, mip, relaxation, budget, *, priority, deadline):
         dive fixes labels on copies).
     relaxation : Relaxation
         The LP relaxation of ``mip`` the dive starts from.
-    budget : float or ClassBudget
-        Error budget of the models kept.
+    budget : float
+        Error budget of the models kept (overall weighted errors).
     priority : ndarray of shape (n_train,)
         The open pattern of largest priority is fixed first.
     deadline : Deadline
@@ -82,7 +81,9 @@ def dive(separator, mip, relaxation, budget, *, priority, deadline):
             if not stack:
                 break  # every branch of the dive is infeasible
             stack[-1][1], stack[-1][2] = 1.0 - stack[-1][1], True
-        fixed = _fixed(mip, [c for c, _, _ in stack], [v for _, v, _ in stack])
+        fixed = _formulations.fix_columns(
+            mip, [c for c, _, _ in stack], [v for _, v, _ in stack]
+        )
         step = separator.relax(fixed, time_limit=deadline.limit(), rows=rows)
         x, rows = step.x, step.rows
         if x is not None:
@@ -103,12 +104,3 @@ def _dived_columns(enc, mip, priority):
     below = np.min(priority, initial=0.0) - 1.0
     order = np.concatenate([np.asarray(priority, float), np.full(aux.size, below)])
     return np.concatenate([labels, aux]), order
-
-
-def _fixed(mip, columns, values):
-    """A copy of ``mip`` with ``columns`` fixed to ``values``."""
-    fixed = copy.copy(mip)
-    fixed.var_lower = mip.var_lower.copy()
-    fixed.var_upper = mip.var_upper.copy()
-    fixed.var_lower[columns] = fixed.var_upper[columns] = values
-    return fixed

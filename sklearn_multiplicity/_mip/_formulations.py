@@ -19,6 +19,8 @@ An error budget is a number (the overall weighted error) or a
 each).
 """
 
+import copy
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -58,14 +60,21 @@ def fix_labels(enc, mip, patterns, labels):
     within its budget) tightens the relaxation at no cost.
     """
     patterns = np.asarray(patterns, dtype=int)
-    if patterns.size:
-        columns = enc.z_offset + patterns
-        mip.var_lower = mip.var_lower.copy()
-        mip.var_upper = mip.var_upper.copy()
-        mip.var_lower[columns] = mip.var_upper[columns] = np.asarray(
-            labels, dtype=float
-        )
-    return mip
+    if not patterns.size:
+        return mip
+    return fix_columns(mip, enc.z_offset + patterns, labels)
+
+
+def fix_columns(mip, columns, values):
+    """A copy of ``mip`` with the variables ``columns`` fixed to ``values``
+    (``mip`` itself unchanged)."""
+    fixed = copy.copy(mip)
+    fixed.var_lower = mip.var_lower.copy()
+    fixed.var_upper = mip.var_upper.copy()
+    fixed.var_lower[columns] = fixed.var_upper[columns] = np.asarray(
+        values, dtype=float
+    )
+    return fixed
 
 
 def min_error(enc, *, hint=None):
