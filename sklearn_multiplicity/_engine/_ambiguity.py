@@ -23,6 +23,7 @@ from ._heuristics import (
     rotated_flip_models,
 )
 from ._scheduling import Deadline, Job, on_cluster
+from ._supports import certify_flips
 
 #: How undecided patterns are settled at one budget (see ``certify``).
 STRATEGIES = ("each", "batch")
@@ -35,6 +36,9 @@ SEARCH_SHARE_WITHOUT_IDENTITIES = 0.7
 #: Share of a request's time left after the search for the LP proofs, so
 #: that a slow screen leaves time for the descent and the MIPs.
 SCREEN_SHARE = 0.85
+#: Share of a request's time left after the search for the flips of a sparse
+#: class, support by support (exact when they all finish, see ``_supports``).
+SUPPORT_SHARE = 0.5
 #: Share of a request's time left after the LP proofs for the descent (exact
 #: line searches from the best known flip of each pattern left), before the
 #: MIPs.
@@ -68,6 +72,8 @@ class AmbiguityCertifier:
 
         1. Threshold shifts of known models and of logistic regressions
            pulled towards each undecided pattern (witnesses, no solver).
+           Under ``MaxNonzero(k)`` with few enough supports, one flip MIP
+           per support and grouped pattern then settles every pattern.
         2. The LP relaxation with lazily separated affine-identity rows: a
            pattern whose LP bound exceeds the budget is proven unflippable.
         3. MIPs, by ``strategy``: ``"each"`` solves one flip MIP per
@@ -89,6 +95,7 @@ class AmbiguityCertifier:
         if deadline.expired():  # nothing more is learnt once time is up
             return self.state.undetermined(budget, exact)
         self.search(budget, pulled=True, deadline=deadline.share(self.search_share))
+        self.by_support(budget, deadline.share(SUPPORT_SHARE), exact=exact)
         self.screen(budget, deadline.share(SCREEN_SHARE), exact=exact)
         # After the LPs: their models are starting points, fewer patterns left.
         self.descend(budget, deadline.share(DESCENT_SHARE))
@@ -215,6 +222,40 @@ class AmbiguityCertifier:
         )
 
     # -- MIPs ------------------------------------------------------------------
+    def by_support(self, budget, deadline, *, exact=False):
+        """Settle the undecided patterns support by support, if the class splits."""
+        split = self.solvers.support_split
+        if split is None or deadline.expired():
+            return
+        start = time.perf_counter()
+        n_todo = len(self.state.undetermined(budget, exact))
+        results = []  # one summary entry in the log, not one per tiny MIP
+
+        def solve(mip):
+            results.append(self.solvers.solve(mip, deadline))
+            return results[-1]
+
+        finished = certify_flips(
+            self.state, split, budget, solve, deadline, exact=exact
+        )
+        n_mips = len(results)
+        left = len(self.state.undetermined(budget, exact))
+        self.state.note(
+            MIPLogEntry(
+                mip=f"supports[{len(split.supports)}, budget {budget:g}]",
+                status=Status.OPTIMAL if finished else Status.FEASIBLE,
+                objective=float(n_todo - left),
+                bound=float(n_todo - left),
+                seconds=time.perf_counter() - start,
+                solver=self.solvers.backend.name,
+                message=(
+                    f"{n_todo - left} of {n_todo} patterns settled by {n_mips} "
+                    f"flip MIPs of single supports"
+                    + ("" if finished else " (stopped by the time limit)")
+                ),
+            )
+        )
+
     def flip_mip(self, u, budget, deadline=None):
         """The flip MIP of pattern ``u`` within ``budget``, with its LP's rows."""
         state = self.state

@@ -9,17 +9,19 @@ proven at a budget an upper bound at every smaller one.
 
 import logging
 import math
+import time
 from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
 
-from .._core import TOLERANCE, Bounds, LevelSet, Status, verify
+from .._core import TOLERANCE, Bounds, LevelSet, MIPLogEntry, Status, verify
 from .._mip import _formulations
 from ._descent import Descent, applies
 from ._dive import dive
 from ._heuristics import disagreement_models, lp_models, moved_models
 from ._scheduling import Deadline, Job, on_cluster
+from ._supports import most_disagreement
 
 logger = logging.getLogger("sklearn_multiplicity")
 
@@ -37,6 +39,9 @@ SEARCH_SHARE = 0.25
 SCREEN_SHARE = 0.35
 SEARCH_SHARE_WITHOUT_IDENTITIES = 0.4
 SCREEN_SHARE_WITHOUT_IDENTITIES = 0.05
+#: Share of a request's time for a sparse class's disagreement MIPs support by
+#: support (exact when they all finish, see ``_supports``).
+SUPPORT_SHARE = 0.5
 #: Share of the time left after the search for moving the best model found
 #: past one pattern at a time (see ``moved_models``). Without identity rows
 #: the MIP finds little and the moves much (German credit: discrepancy found
@@ -184,6 +189,8 @@ class DiscrepancyCertifier:
         if request.total <= 0:
             request.answer = DiscrepancyResult(Bounds(0.0, 0.0), None)
             return request
+        if self._by_support(request, deadline.share(SUPPORT_SHARE)):
+            return request
         if not deadline.expired():
             cuts = state.enc.n_identities > 0
             searching = deadline.share(
@@ -245,6 +252,47 @@ class DiscrepancyCertifier:
                 # A model of the LP's value: certified without the MIP.
                 request.answer = self.settle(request, None)
         return request
+
+    def _by_support(self, request, deadline):
+        """Answer ``request`` support by support if the class splits and
+        time allows (see :func:`~._supports.most_disagreement`)."""
+        split = self.solvers.support_split
+        if split is None or deadline.expired():
+            return False
+        start = time.perf_counter()
+        results = []  # one summary entry in the log, not one per tiny MIP
+
+        def solve(mip):
+            results.append(self.solvers.solve(mip, deadline))
+            return results[-1]
+
+        upper = most_disagreement(
+            self.state, split, request.budget, request.weights, solve, deadline
+        )
+        finished = bool(np.isfinite(upper))
+        self.state.note(
+            MIPLogEntry(
+                mip=f"supports[{len(split.supports)}, {request.key}, "
+                f"budget {request.budget:g}]",
+                status=Status.OPTIMAL if finished else Status.FEASIBLE,
+                objective=float(
+                    self.state.best_within(request.budget, request.weights)[1]
+                ),
+                bound=float(upper),
+                seconds=time.perf_counter() - start,
+                solver=self.solvers.backend.name,
+                message=f"most disagreement by {len(results)} MIPs of single supports"
+                + ("" if finished else " (stopped by the time limit)"),
+            )
+        )
+        if not finished:
+            return False
+        request.best, request.lower = self.state.best_within(
+            request.budget, request.weights
+        )
+        request.upper = upper
+        request.answer = self.settle(request, None)
+        return True
 
     def descend(self, budget, weights, deadline):
         """Descend from the pooled model of most disagreement within ``budget``

@@ -1,5 +1,6 @@
 """The certified minimum error of a hypothesis class, with a warm start."""
 
+import time
 import warnings
 from dataclasses import dataclass
 
@@ -14,11 +15,12 @@ from .._core import (
     logistic_model,
     verify,
 )
-from .._mip import IdentitySeparator, _formulations
+from .._mip import IdentitySeparator, MIPResult, _formulations
 from .._mip._infeasible import error_lower_bound
 from ._descent import Descent, applies
 from ._heuristics import best_thresholds
 from ._state import in_class_or_repaired
+from ._supports import fewest_errors
 
 #: The error when no model of the class meets the constraints.
 NO_MODEL = (
@@ -96,7 +98,46 @@ def _descended(enc, model, deadline):
     return model
 
 
-def solve_min_error(enc, backend, deadline, *, random_state=None, separator=None):
+def _by_support(enc, split, backend, deadline, warm, candidates, mip):
+    """The :class:`MinErrorResult` of a sparse class solved support by
+    support (:func:`~._supports.fewest_errors`), or None if time ran out."""
+    start = time.perf_counter()
+
+    def solve(small):
+        backend.time_limit = deadline.limit()
+        return backend.solve(small)
+
+    found, lower = fewest_errors(enc, split, solve, deadline, warm.errors)
+    found = [m for m in (in_class_or_repaired(enc, m) for m in found) if m is not None]
+    candidates.extend(found)
+    model = min([warm, *found], key=lambda m: m.errors)
+    if not np.isfinite(lower):
+        return None
+    status = Status.OPTIMAL if LevelSet.within(model.errors, lower) else Status.FEASIBLE
+    result = MIPResult(
+        status=status,
+        x=None,
+        objective=model.errors,
+        bound=lower,
+        solve_time=time.perf_counter() - start,
+        solver=backend.name,
+        message=f"solved support by support ({len(split.supports)} supports)",
+    )
+    return MinErrorResult(
+        model=model,
+        lower_bound=float(lower),
+        status=status,
+        gap=(model.errors - lower) / model.errors if model.errors > 0 else 0.0,
+        warm_start=warm,
+        candidates=candidates,
+        mip=mip,
+        result=result,
+    )
+
+
+def solve_min_error(
+    enc, backend, deadline, *, random_state=None, separator=None, split=None
+):
     """Certified minimum error over the class of ``enc``, with a warm start.
 
     The MIP gets only the affine-identity rows its LP relaxation needs
@@ -105,7 +146,9 @@ def solve_min_error(enc, backend, deadline, *, random_state=None, separator=None
     start is found. Before it, a share of the time looks for sets of
     patterns whose majority labels no model realises
     (:mod:`.._mip._infeasible`): their hitting-set bound is a lower bound of
-    its own.
+    its own. A sparse class that splits by support (``split``, a
+    :class:`~._supports.SupportSplit`) is solved support by support instead,
+    the joint MIP only if time runs out first.
 
     Returns
     -------
@@ -139,6 +182,10 @@ def solve_min_error(enc, backend, deadline, *, random_state=None, separator=None
             candidates.append(descended)
             warm = descended
     mip = _formulations.min_error(enc, hint=enc.hint_from((warm.w, warm.b)))
+    if split is not None:
+        by_support = _by_support(enc, split, backend, deadline, warm, candidates, mip)
+        if by_support is not None:
+            return by_support
     if enc.n_identities:
         separator = separator or IdentitySeparator(enc, time_limit=deadline.limit())
         mip = separator.restrict(mip, separator.base_rows)

@@ -187,6 +187,7 @@ class AuditSession:
             deadline,
             random_state=self.random_state,
             separator=separator,
+            split=self.solvers.support_split,
         )
 
     def start(self, predictions, coef, intercept, deadline, *, min_error=None):

@@ -4,6 +4,7 @@ import copy
 
 from .._mip import IdentitySeparator
 from ._scheduling import hand_out, solve_all
+from ._supports import split_by_support
 
 
 class Solvers:
@@ -25,6 +26,15 @@ class Solvers:
         self.backend = backend
         self.n_jobs = n_jobs
         self._separator = separator
+        self._split = None
+
+    @property
+    def support_split(self):
+        """The supports of a sparse class (:mod:`._supports`; built on first
+        use), or None when the class does not split."""
+        if self._split is None:
+            self._split = split_by_support(self.enc) or False
+        return self._split or None
 
     def separator(self, deadline=None):
         """The LP relaxations of the encoding (built on first use).

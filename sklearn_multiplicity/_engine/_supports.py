@@ -1,0 +1,353 @@
+"""Sparse classes as a union of small classes, one per support.
+
+Under ``MaxNonzero(k)`` the class is the union, over the sets ``S`` of
+``min(k, p)`` canonical weights, of the class whose weights outside ``S``
+are zero. A pattern is flippable within a budget iff some support's class
+flips it within that budget, and its fewest errors with a flip are the
+least over the supports. On a support, patterns that agree on the columns
+of ``S`` get the same score: grouped, they form a pattern problem of at
+most ``2^k`` patterns on binary data, whose flip MIPs take milliseconds,
+where the joint MIP with one binary indicator per weight takes minutes.
+
+A support whose grouped patterns hold more unavoidable errors (each group's
+minority label) than the budget has no model within it, and a group's
+label against its majority adds that group's excess: most supports and
+most flips are ruled out without a solver.
+
+The decomposition is exact, not a relaxation: every support's class is
+the same hypothesis class restricted to ``S`` (same scaling, box, margin
+on every training pattern and signs), and any intercept beyond the range
+of a support's scores only predicts one class, which the support's own
+intercept range already covers.
+"""
+
+import itertools
+import math
+
+import numpy as np
+
+from .._core import ClassBudget, LevelSet, PatternProblem, Status, verify
+from .._mip import NonzeroRows, SignRows, _formulations, encode
+
+#: Most supports enumerated; beyond, the joint MIP is used.
+MAX_SUPPORTS = 20_000
+#: Most (support, pattern) pairs held in memory (a group index each).
+MAX_ENTRIES = 20_000_000
+
+
+class Support:
+    """The class of models whose non-zero weights are among ``columns``.
+
+    Parameters
+    ----------
+    enc : Encoding
+        The encoding of the whole class.
+    columns : ndarray of int
+        Canonical weights that may be non-zero.
+    """
+
+    def __init__(self, enc, columns, codes=None):
+        problem = enc.problem
+        self.columns = np.asarray(columns, dtype=int)
+        kept = problem.kept_columns[self.columns]
+        first, inverse = _group(problem.patterns[:, kept], codes)
+        groups = problem.patterns[first][:, kept]
+        #: Group (pattern of the support's problem) of every training pattern.
+        self.group_of = inverse.astype(np.int32)
+        n = groups.shape[0]
+        positive = np.bincount(
+            self.group_of, weights=problem.positive_weight, minlength=n
+        )
+        negative = np.bincount(
+            self.group_of, weights=problem.negative_weight, minlength=n
+        )
+        self.problem = PatternProblem(
+            groups,
+            np.arange(n),
+            positive,
+            negative,
+            np.arange(self.columns.size),
+            problem.offset[self.columns],
+            problem.scale[self.columns],
+        )
+        self._enc = None
+        self._signs = [c for c in enc.constraints if isinstance(c, SignRows)]
+        self._hypothesis = enc.hypothesis
+
+    @property
+    def unavoidable(self):
+        """Errors of every model of the support: each group's minority."""
+        return self.problem.unavoidable_errors
+
+    def label_lower(self, group, label):
+        """Fewest errors, without a solver, of a model labelling ``group`` so."""
+        positive = self.problem.positive_weight[group]
+        negative = self.problem.negative_weight[group]
+        excess = np.where(label, negative - positive, positive - negative)
+        return self.unavoidable + np.maximum(excess, 0.0)
+
+    @property
+    def enc(self):
+        """The encoding of the support's problem (built on first use)."""
+        if self._enc is None:
+            signs = [SignRows(c.signs[self.columns], c.names) for c in self._signs]
+            self._enc = encode(self.problem, self._hypothesis, constraints=signs)
+        return self._enc
+
+    def lift(self, w, p):
+        """The weights ``w`` of the support as weights of all ``p`` columns."""
+        full = np.zeros(p)
+        full[self.columns] = w
+        return full
+
+
+class SupportSplit:
+    """The supports of a sparse class, for exact answers by enumeration.
+
+    Use :func:`split_by_support` to build one when it applies.
+
+    Parameters
+    ----------
+    enc : Encoding
+    k : int
+        Most non-zero weights.
+    """
+
+    def __init__(self, enc, k):
+        self.enc = enc
+        problem = enc.problem
+        # Each column's values as small integers, so that a support's groups
+        # come from one integer key per pattern (a row-wise unique is slower).
+        codes = [
+            np.unique(problem.patterns[:, j], return_inverse=True)[1].ravel()
+            for j in problem.kept_columns
+        ]
+        self.supports = [
+            Support(enc, s, [codes[j] for j in s])
+            for s in itertools.combinations(range(enc.p), min(k, enc.p))
+        ]
+
+
+def _group(rows, codes):
+    """Index of one row of each distinct row of ``rows``, and every row's group.
+
+    ``codes`` (per column, each row's value as a rank) give one mixed-radix
+    integer key per row when it fits in 62 bits.
+    """
+    sizes = [int(c.max()) + 1 if c.size else 1 for c in codes or ()]
+    if codes is None or math.prod(sizes) >= 2**62:
+        _, first, inverse = np.unique(
+            rows, axis=0, return_index=True, return_inverse=True
+        )
+        return first, inverse.ravel()
+    key = np.zeros(rows.shape[0], dtype=np.int64)
+    for code, size in zip(codes, sizes, strict=True):
+        key = key * size + code
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    return first, inverse.ravel()
+
+
+def split_by_support(enc):
+    """A :class:`SupportSplit` of ``enc``'s class, or None when it does not apply.
+
+    It applies when the constraints are one ``MaxNonzero`` below the number
+    of weights (and, at most, fixed signs), with no more than
+    :data:`MAX_SUPPORTS` supports and :data:`MAX_ENTRIES` supports times
+    training patterns.
+    """
+    nonzero = [c for c in enc.constraints if isinstance(c, NonzeroRows)]
+    others = [c for c in enc.constraints if not isinstance(c, (NonzeroRows, SignRows))]
+    if len(nonzero) != 1 or others:
+        return None
+    k = nonzero[0].k
+    if k >= enc.p:
+        return None
+    n_supports = math.comb(enc.p, k)
+    if n_supports > MAX_SUPPORTS or n_supports * enc.n_train > MAX_ENTRIES:
+        return None
+    return SupportSplit(enc, k)
+
+
+def certify_flips(state, split, budget, solve, deadline, *, exact=False):
+    """Settle the undecided patterns of ``state`` at ``budget``, support by support.
+
+    Every model found is added to ``state`` (its flips are witnessed). When
+    every support has been searched, each undecided pattern's flip lower
+    bound is raised to the least over the supports: the exact fewest errors
+    where a support's flip MIP found it, else what that support proved.
+
+    Parameters
+    ----------
+    state : AuditState
+    split : SupportSplit
+    budget : float
+        Weighted error budget (a :class:`ClassBudget` is not split).
+    solve : callable
+        ``solve(mip)`` returns a :class:`MIPResult` within the request's time.
+    deadline : Deadline
+    exact : bool
+        Also pin the fewest errors of flips within ``budget`` (paths).
+
+    Returns
+    -------
+    bool
+        Whether every support was searched (the lower bounds were raised).
+    """
+    if isinstance(budget, ClassBudget):
+        return False
+    todo = state.undetermined(budget, exact=exact)
+    if todo.size == 0:
+        return True
+    flip_label = ~state.baseline[todo]
+    lower = np.full(todo.size, np.inf)
+    above = state.level_set.above(budget)
+    for support in sorted(split.supports, key=lambda s: s.unavoidable):
+        groups = support.group_of[todo]
+        bound = support.label_lower(groups, flip_label)
+        needed = LevelSet.within(bound, budget)
+        for group, label in _pairs(groups[needed], flip_label[needed]):
+            if deadline.expired():
+                return False
+            mine = needed & (groups == group) & (flip_label == label)
+            if not exact and np.all(state.flippable(budget)[todo[mine]]):
+                # Already witnessed: the pair's fewest errors are not needed
+                # at this budget, but then its bound is unknown.
+                bound[mine] = -np.inf
+                continue
+            result = solve(
+                _formulations.flip(support.enc, group, int(label), budget=budget)
+            )
+            bound[mine] = _learn(state, support, result, above)
+        lower = np.minimum(lower, bound)
+    state.raise_flip_lower(todo, lower)
+    return True
+
+
+def _pairs(groups, labels):
+    """The distinct ``(group, label)`` pairs, in order of first appearance."""
+    seen = {}
+    for group, label in zip(groups.tolist(), labels.tolist(), strict=True):
+        seen.setdefault((group, label), None)
+    return list(seen)
+
+
+def _learn(state, support, result, above):
+    """Add the model of a support's flip MIP; the bound it proves."""
+    if result.has_solution:
+        w, b, _ = support.enc.decode(result.x)
+        full = support.lift(w, state.enc.p)
+        state.add_model(verify(state.enc, full, b, source="support flip"))
+    if result.status == Status.INFEASIBLE:
+        return above
+    if result.status != Status.ERROR and np.isfinite(result.bound):
+        return result.bound
+    return -np.inf
+
+
+def fewest_errors(enc, split, solve, deadline, incumbent):
+    """The minimum error of the sparse class: the least over its supports.
+
+    Parameters
+    ----------
+    enc : Encoding
+        The whole class's encoding (models are verified on it).
+    split : SupportSplit
+    solve : callable
+        ``solve(mip)`` returns a :class:`MIPResult`.
+    deadline : Deadline
+    incumbent : float
+        Errors of a known model of the class: a support whose unavoidable
+        errors reach it holds no better model and gets no MIP.
+
+    Returns
+    -------
+    models : list of CanonicalModel
+        The verified models the supports' MIPs found.
+    lower : float
+        Certified lower bound on the minimum error (``-inf`` unless every
+        support was searched).
+    """
+    models, lower, best = [], np.inf, incumbent
+    for support in sorted(split.supports, key=lambda s: s.unavoidable):
+        if support.unavoidable >= best:
+            lower = min(lower, support.unavoidable)
+            continue
+        if deadline.expired():
+            return models, -np.inf
+        result = solve(_formulations.min_error(support.enc))
+        bound = support.unavoidable
+        if result.has_solution:
+            w, b, _ = support.enc.decode(result.x)
+            model = verify(enc, support.lift(w, enc.p), b, source="support min_error")
+            models.append(model)
+            best = min(best, model.errors)
+        if result.status == Status.INFEASIBLE:  # pragma: no cover - a constant fits
+            bound = np.inf
+        elif result.status != Status.ERROR and np.isfinite(result.bound):
+            bound = max(bound, result.bound)
+        lower = min(lower, bound)
+    return models, lower
+
+
+def most_disagreement(state, split, budget, weights, solve, deadline):
+    """An upper bound on the most ``weights`` a model within ``budget`` flips.
+
+    Each support's disagreement MIP runs on its groups, whose members may
+    have different baseline labels: a group labelled positive disagrees
+    with the weight of its members the baseline predicts negative, and the
+    other way round. Supports are taken by the most they could flip, and one
+    that cannot beat the best model known gets no MIP. Every model found is
+    added to ``state``.
+
+    Returns
+    -------
+    float
+        The bound (``inf`` unless every support was searched, or when the
+        budget is a :class:`ClassBudget`).
+    """
+    if isinstance(budget, ClassBudget):
+        return np.inf
+    baseline = state.baseline
+    options = []
+    for support in split.supports:
+        if not LevelSet.within(support.unavoidable, budget):
+            continue  # no model within the budget
+        n = support.problem.n_patterns
+        to_positive = np.bincount(support.group_of, weights * ~baseline, minlength=n)
+        to_negative = np.bincount(support.group_of, weights * baseline, minlength=n)
+        most = float(np.maximum(to_positive, to_negative).sum())
+        options.append((most, support, to_positive, to_negative))
+    options.sort(key=lambda option: -option[0])
+    upper = 0.0
+    for most, support, to_positive, to_negative in options:
+        _, lower = state.best_within(budget, weights)
+        if most <= lower:
+            break  # sorted: no later support can beat the best model either
+        if deadline.expired():
+            return np.inf
+        # Labelling a group against this baseline gains the difference.
+        sub_baseline = to_negative > to_positive
+        gain = np.abs(to_positive - to_negative)
+        result = solve(
+            _formulations.max_disagreement(
+                support.enc,
+                sub_baseline,
+                budget,
+                weights=gain,
+                name=f"max_disagreement[support {support.columns.tolist()}]",
+            )
+        )
+        if result.has_solution:
+            w, b, _ = support.enc.decode(result.x)
+            full = support.lift(w, state.enc.p)
+            state.add_model(verify(state.enc, full, b, source="support disagreement"))
+        if result.status == Status.INFEASIBLE:
+            continue
+        claimed = most
+        if result.status != Status.ERROR and np.isfinite(result.bound):
+            claimed = min(
+                most, float(result.bound + np.minimum(to_positive, to_negative).sum())
+            )
+        upper = max(upper, claimed)
+    _, lower = state.best_within(budget, weights)
+    return max(upper, lower)
