@@ -393,6 +393,7 @@ def _baseline_and_session(auditor, X, y, y01, weight, sample_weight, deadline):
         min_error = session.min_error(deadline)
         return Baseline.of(classifier._store(session, min_error)), session, min_error
     baseline = fit_baseline(auditor.estimator, X, y, sample_weight)
+    _warn_if_constraints_left_out(baseline.linear, auditor.constraints)
     names = ["solver", "weights", "margin", "max_weight", "cuts", "random_state"]
     session = AuditSession.from_data(
         baseline.audit_space(X),
@@ -408,6 +409,25 @@ def _baseline_and_session(auditor, X, y, y01, weight, sample_weight, deadline):
     )
     _warn_if_large(session, auditor.time_limit, auditor.total_time_limit)
     return baseline, session, None
+
+
+def _warn_if_constraints_left_out(linear, constraints):
+    """Say when the baseline was fitted under constraints the audit lacks.
+
+    Its competitors would then be every model of the class, a question
+    worth asking on purpose but easily asked by mistake.
+    """
+    own = getattr(getattr(linear, "estimator", linear), "constraints", None)
+    own = getattr(linear, "constraints", None) or own
+    if own and not constraints:
+        warnings.warn(
+            f"The estimator was fitted under constraints ({own!r}), but the "
+            "auditor has none: its competitors need not meet them. Pass the "
+            "same constraints=[...] to MultiplicityAuditor to audit within "
+            "the constrained class.",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 def _warn_if_large(session, time_limit, total_time_limit):

@@ -256,7 +256,7 @@ class NonzeroRows(ConstraintRows):
         return int(np.sum(np.abs(model.w) > tolerance)) <= self.k
 
     def describe(self):
-        return f"at most {self.k} non-zero weights"
+        return f"at most {self.k} non-zero weight" + ("" if self.k == 1 else "s")
 
 
 #: What each rate of :class:`RateGapRows` counts, and over which rows.

@@ -61,9 +61,9 @@ def test_report_lists_the_constraints_in_force(tmp_path):
         constraints=[MaxNonzero(1)],
         dataset={"target": "outcome"},
     )
-    assert report.to_dict()["constraints"] == ["at most 1 non-zero weights"]
+    assert report.to_dict()["constraints"] == ["at most 1 non-zero weight"]
     assert report.to_dict()["abstention"] is None
-    assert "Constraints in force: at most 1 non-zero weights" in report.summary()
+    assert "Constraints in force: at most 1 non-zero weight" in report.summary()
     assert (
         np.sum(
             report.models()

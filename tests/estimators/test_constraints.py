@@ -5,6 +5,8 @@ meeting the constraints realises (``brute_force.dichotomies`` with signs or
 a largest support; group rates filtered from the dichotomies).
 """
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -255,3 +257,19 @@ def test_new_people_under_constraints_match_enumeration():
                 separable(points, np.append(z, ~baseline[i]), signs) for z in S
             )
             assert sets[i].all() == expected, (eps, point)
+
+
+def test_a_constrained_estimator_audited_without_its_constraints_warns():
+    X, y = tiny(4, d=3)
+    sparse = ZeroOneLinearClassifier(constraints=[MaxNonzero(1)], time_limit=20)
+    with pytest.warns(UserWarning, match="competitors need not meet them"):
+        MultiplicityAuditor(estimator=sparse, time_limit=20).fit(X, y)
+    frozen = FrozenEstimator(clone(sparse).fit(X, y))
+    with pytest.warns(UserWarning, match="competitors need not meet them"):
+        MultiplicityAuditor(estimator=frozen, time_limit=20).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        auditor = MultiplicityAuditor(
+            estimator=sparse, constraints=[MaxNonzero(1)], time_limit=20
+        ).fit(X, y)
+    assert auditor.constraints_ == ["at most 1 non-zero weight"]
