@@ -21,7 +21,7 @@ from ._descent import Descent, applies
 from ._dive import dive
 from ._heuristics import disagreement_models, lp_models, moved_models
 from ._scheduling import Deadline, Job, on_cluster
-from ._supports import most_disagreement
+from ._supports import best_within_each, disagreement_frontier, most_disagreement
 
 logger = logging.getLogger("sklearn_multiplicity")
 
@@ -488,10 +488,52 @@ class DiscrepancyCertifier:
             if progress is not None:
                 progress(self.open_budgets(budgets).size)
 
+        if self._path_by_support(budgets, deadline.share(SUPPORT_SHARE)):
+            settled()
+            return
         if math.isfinite(deadline.remaining()):
             self.bracket(budgets, workers, deadline, settled)
         jobs = self._path_jobs(budgets, deadline, settled)
         self.solvers.hand_out(workers, jobs, deadline, lookahead=True)
+
+    def _path_by_support(self, budgets, deadline):
+        """Certify every budget at once if the class splits by support and
+        time allows (see :func:`~._supports.disagreement_frontier`)."""
+        split = self.solvers.support_split
+        if split is None or deadline.expired():
+            return False
+        state = self.state
+        weights = state.problem.pattern_weight
+        start = time.perf_counter()
+        results = []  # one summary entry in the log, not one per tiny MIP
+
+        def solve(mip):
+            results.append(self.solvers.solve(mip, deadline))
+            return results[-1]
+
+        upper = disagreement_frontier(state, split, budgets, weights, solve, deadline)
+        state.note(
+            MIPLogEntry(
+                mip=f"supports[{len(split.supports)}, path of {budgets.size} budgets]",
+                status=Status.FEASIBLE if upper is None else Status.OPTIMAL,
+                objective=float(budgets.size),
+                bound=float(budgets.size),
+                seconds=time.perf_counter() - start,
+                solver=self.solvers.backend.name,
+                message=f"disagreement steps by {len(results)} MIPs of single "
+                "supports" + (" (stopped by the time limit)" if upper is None else ""),
+            )
+        )
+        if upper is None:
+            return False
+        total = float(weights.sum())
+        models, lower = best_within_each(state, budgets, weights)
+        for budget, model, lo, up in zip(budgets, models, lower, upper, strict=True):
+            bounds = Bounds(float(lo / total), float(max(lo, up) / total))
+            state.discrepancies[_cache_key(budget, "all")] = DiscrepancyResult(
+                bounds, model
+            )
+        return True
 
     def bracket(self, budgets, workers, deadline, settled=None):
         """Short disagreement MIPs at evenly spaced open budgets, largest first.

@@ -13,6 +13,7 @@ from sklearn_multiplicity._engine._scheduling import Deadline
 from sklearn_multiplicity._engine._state import AuditState
 from sklearn_multiplicity._engine._supports import (
     certify_flips,
+    disagreement_frontier,
     fewest_errors,
     most_disagreement,
     split_by_support,
@@ -271,3 +272,48 @@ def test_groups_by_integer_keys_match_groups_by_rows():
                 by_rows.problem.positive_weight[a]
                 == (by_keys.problem.positive_weight[b])
             )
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_disagreement_frontier_matches_enumeration_at_every_budget(seed):
+    k = 1 + seed % 2
+    enc, truth, _ = setting(seed, k)
+    rng = np.random.default_rng(seed + 100)
+    baseline = truth.D[rng.integers(len(truth.D))]
+    weight = truth.pos + truth.neg
+    budgets = np.arange(truth.min_error - 1, truth.min_error + 6, dtype=float)
+    state = AuditState(enc, baseline, 0.0)
+    upper = disagreement_frontier(
+        state, split_by_support(enc), budgets, weight,
+        solve_with(get_backend("highs")), Deadline(None),
+    )  # fmt: skip
+    for budget, bound in zip(budgets, upper, strict=True):
+        within = truth.errors <= budget
+        exact = ((truth.D[within] != baseline) @ weight).max() if within.any() else 0
+        _, found = state.best_within(budget, weight)
+        assert bound == pytest.approx(exact), budget
+        assert found == pytest.approx(exact), budget
+
+
+def test_disagreement_frontier_stopped_by_a_limit_keeps_its_bounds():
+    """MIPs stopped with a bound and no model: the bounds hold at every
+    smaller budget; nothing is claimed beyond them."""
+    enc, truth, baseline = setting(2, 2)
+    weight = truth.pos + truth.neg
+    budgets = np.arange(truth.min_error, truth.min_error + 4, dtype=float)
+    exact = [((truth.D[truth.errors <= b] != baseline) @ weight).max() for b in budgets]
+
+    def stopped(mip):
+        return MIPResult(Status.NO_SOLUTION, None, math.nan, np.inf, 0.0, "fake")
+
+    state = AuditState(enc, baseline, 0.0)
+    upper = disagreement_frontier(
+        state, split_by_support(enc), budgets, weight, stopped, Deadline(None)
+    )
+    assert np.all(upper >= np.array(exact) - 1e-9)
+    assert (
+        disagreement_frontier(
+            state, split_by_support(enc), budgets, weight, stopped, Deadline(0.0)
+        )
+        is None
+    )

@@ -273,3 +273,24 @@ def test_a_constrained_estimator_audited_without_its_constraints_warns():
             estimator=sparse, constraints=[MaxNonzero(1)], time_limit=20
         ).fit(X, y)
     assert auditor.constraints_ == ["at most 1 non-zero weight"]
+
+
+def test_max_nonzero_path_matches_enumeration():
+    """Paths of a sparse class run support by support: every tolerance's
+    ambiguity and discrepancy is exact."""
+    X, y = tiny(12, d=3)
+    auditor = MultiplicityAuditor(constraints=[MaxNonzero(1)], time_limit=20)
+    auditor.fit(X, y)
+    truth, z0, err0 = baseline_truth(auditor, X, y, max_nonzero=1)
+    path = auditor.path(0.4)
+    assert path["certified"].all()
+    weight = truth.pos + truth.neg
+    for row in path.itertuples():
+        S = truth.D[truth.errors <= row.budget + 1e-9]
+        flips = S != z0
+        assert row.discrepancy == pytest.approx((flips @ weight).max() / truth.total)
+        assert row.ambiguity == pytest.approx(
+            weight[flips.any(axis=0)].sum() / truth.total
+        )
+    logged = [entry["mip"] for entry in auditor.mip_log_]
+    assert any(name.startswith("supports[") and "path" in name for name in logged)
