@@ -37,6 +37,10 @@ SUBSETS_SHARE = 0.1
 #: (exact line searches of the 0-1 loss), and how many may fail in a row.
 DESCENT_SHARE = 0.1
 DESCENT_TRIES = 3
+#: Share of the time left for a sparse class's minimum-error MIPs support by
+#: support (see ``_supports``); if they do not all finish, the joint MIP gets
+#: the rest, from the best model they found.
+SUPPORT_SHARE = 0.5
 
 
 @dataclass
@@ -183,9 +187,13 @@ def solve_min_error(
             warm = descended
     mip = _formulations.min_error(enc, hint=enc.hint_from((warm.w, warm.b)))
     if split is not None:
-        by_support = _by_support(enc, split, backend, deadline, warm, candidates, mip)
+        share = deadline.share(SUPPORT_SHARE)
+        by_support = _by_support(enc, split, backend, share, warm, candidates, mip)
         if by_support is not None:
             return by_support
+        # Out of time: the joint MIP starts from the best support's model.
+        warm = min(candidates, key=lambda m: m.errors)
+        mip = _formulations.min_error(enc, hint=enc.hint_from((warm.w, warm.b)))
     if enc.n_identities:
         separator = separator or IdentitySeparator(enc, time_limit=deadline.limit())
         mip = separator.restrict(mip, separator.base_rows)

@@ -8,7 +8,8 @@ import pytest
 from brute_force import Truth, random_tiny
 
 from sklearn_multiplicity._core import BoxMargin, PatternProblem, Status
-from sklearn_multiplicity._engine import _supports
+from sklearn_multiplicity._engine import _min_error, _supports
+from sklearn_multiplicity._engine._min_error import solve_min_error
 from sklearn_multiplicity._engine._scheduling import Deadline
 from sklearn_multiplicity._engine._state import AuditState
 from sklearn_multiplicity._engine._supports import (
@@ -173,6 +174,31 @@ def test_split_applies_to_sparsity_alone_and_few_supports(monkeypatch):
     assert split_by_support(mixed) is None
     monkeypatch.setattr(_supports, "MAX_SUPPORTS", 2)
     assert split_by_support(enc) is None
+
+
+def test_supports_with_many_groups_are_left_to_the_joint_mip(monkeypatch):
+    enc, _, _ = setting(0, 2)
+    largest = max(s.problem.n_patterns for s in split_by_support(enc).supports)
+    monkeypatch.setattr(_supports, "MAX_GROUPS", largest - 1)
+    assert split_by_support(enc) is None
+
+
+def test_minimum_error_falls_back_to_the_joint_mip_when_supports_run_out(
+    monkeypatch,
+):
+    enc, truth, _ = setting(3, 2)
+    split = split_by_support(enc)
+    out_of_time = []
+
+    def unfinished(*args):
+        out_of_time.append(True)
+        return [], -np.inf
+
+    monkeypatch.setattr(_min_error, "fewest_errors", unfinished)
+    fit = solve_min_error(enc, get_backend("highs"), Deadline(None), split=split)
+    assert out_of_time
+    assert fit.lower_bound == fit.model.errors == truth.min_error
+    assert "support" not in fit.result.message
 
 
 @pytest.mark.parametrize("seed", range(6))
