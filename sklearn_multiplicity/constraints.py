@@ -59,9 +59,10 @@ class MaxNonzero(_Constraint):
     Counted on the weights of the canonical representation (affinely
     redundant columns have none), with one binary indicator per weight.
     When it is the only constraint besides :class:`Signs` and the class has
-    at most 20,000 supports of ``k`` weights, the minimum error, ambiguity
-    and discrepancy are solved support by support instead (exactly: the
-    class is the union of its supports' classes).
+    at most 20,000 supports of ``k`` weights (each with at most 256 distinct
+    patterns on its columns), the minimum error, ambiguity, discrepancy,
+    their paths and coefficient ranges are solved support by support
+    instead (exactly: the class is the union of its supports' classes).
 
     Parameters
     ----------

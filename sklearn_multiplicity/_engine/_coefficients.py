@@ -14,6 +14,7 @@ import numpy as np
 
 from .._core import TOLERANCE, Bounds, Status, admits, verify
 from .._mip import _formulations
+from ._supports import weight_end
 
 
 @dataclass
@@ -70,7 +71,9 @@ def coefficient_ranges(state, solvers, budget, deadline, unflippable=None):
     fixed = np.flatnonzero(unflippable)
     w_lo, w_hi, _, _ = enc.weight_bounds()
     w_lo, w_hi = w_lo.astype(float), w_hi.astype(float)  # copies
-    tests = _open_signs(state, budget)
+    split = solvers.support_split
+    # A sparse class's ends are exact support by support: no sign tests.
+    tests = [] if split is not None else _open_signs(state, budget)
     signs = deadline.share(SIGN_SHARE)
     for i, (j, nonpositive) in enumerate(tests):
         if not _sign_attained(state, budget, j, nonpositive):
@@ -164,6 +167,22 @@ def _end(state, solvers, budget, deadline, j, maximize, fixed, box):
     outer = w_hi[j] if maximize else w_lo[j]
     # A pooled model at the edge of the weight box attains this end already.
     attained = best is not None and abs(best.w[j] - outer) <= TOLERANCE
+    if not attained and not deadline.expired() and solvers.support_split is not None:
+        end = weight_end(
+            state,
+            solvers.support_split,
+            budget,
+            j,
+            maximize,
+            lambda mip: solvers.solve(mip, deadline),
+            deadline,
+        )
+        if end is not None:
+            best = max(
+                state.pool.within(budget), key=lambda m: sign * m.w[j], default=None
+            )
+            outer = min(outer, end) if maximize else max(outer, end)
+            attained = True  # settled support by support: no joint MIP
     if not attained and not deadline.expired():
         hint = None if best is None else enc.hint_from((best.w, best.b))
         mip = _formulations.coefficient(enc, j, budget, maximize=maximize, hint=hint)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from brute_force import Truth, random_tiny
 
-from sklearn_multiplicity._core import BoxMargin, PatternProblem, Status
+from sklearn_multiplicity._core import BoxMargin, ClassBudget, PatternProblem, Status
 from sklearn_multiplicity._engine import _min_error, _supports
 from sklearn_multiplicity._engine._min_error import solve_min_error
 from sklearn_multiplicity._engine._scheduling import Deadline
@@ -18,6 +18,7 @@ from sklearn_multiplicity._engine._supports import (
     fewest_errors,
     most_disagreement,
     split_by_support,
+    weight_end,
 )
 from sklearn_multiplicity._mip import (
     MIPResult,
@@ -341,5 +342,48 @@ def test_disagreement_frontier_stopped_by_a_limit_keeps_its_bounds():
         disagreement_frontier(
             state, split_by_support(enc), budgets, weight, stopped, Deadline(0.0)
         )
+        is None
+    )
+
+
+@pytest.mark.parametrize("maximize", [False, True])
+def test_weight_ends_stopped_or_out_of_time_stay_honest(maximize):
+    """Stopped MIPs leave each end at least as wide as the exact one (which
+    the estimator tests check against enumeration); no time, no answer."""
+    enc, truth, baseline = setting(4, 2)
+    budget = truth.min_error + 2
+    split = split_by_support(enc)
+    sign = 1.0 if maximize else -1.0
+    for j in range(enc.p):
+        exact = weight_end(
+            AuditState(enc, baseline, 0.0), split, budget, j, maximize,
+            solve_with(get_backend("highs")), Deadline(None),
+        )  # fmt: skip
+
+        def stopped(mip):
+            nothing_proven = np.inf if mip.maximize else -np.inf
+            return MIPResult(Status.NO_SOLUTION, None, math.nan, nothing_proven, 0, "")
+
+        wide = weight_end(
+            AuditState(enc, baseline, 0.0), split, budget, j, maximize, stopped,
+            Deadline(None),
+        )  # fmt: skip
+        assert sign * wide >= sign * exact - 1e-9
+        assert (
+            weight_end(
+                AuditState(enc, baseline, 0.0),
+                split,
+                budget,
+                j,
+                maximize,
+                stopped,
+                Deadline(0.0),
+            )  # fmt: skip
+            is None
+        )
+    per_class = ClassBudget(1.0, 1.0)
+    state = AuditState(enc, baseline, 0.0)
+    assert (
+        weight_end(state, split, per_class, 0, maximize, stopped, Deadline(None))
         is None
     )

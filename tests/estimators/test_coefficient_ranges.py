@@ -5,6 +5,7 @@ weight of a model of the continuous class predicting it
 (``brute_force.weight_range``); the range is their minimum and maximum.
 """
 
+import itertools
 import math
 
 import numpy as np
@@ -14,7 +15,7 @@ from test_per_class import StoppedBackend
 
 from sklearn_multiplicity import MultiplicityAuditor
 from sklearn_multiplicity.backends import Backend, get_backend
-from sklearn_multiplicity.constraints import Signs
+from sklearn_multiplicity.constraints import MaxNonzero, Signs
 
 
 def seeds(n, fast):
@@ -25,8 +26,9 @@ def seeds(n, fast):
     ]
 
 
-def enumerated_ranges(truth, S, signs=None):
-    """Per feature, the least and largest weight over the dichotomies ``S``."""
+def enumerated_ranges(truth, S, signs=None, skip_unrealised=False):
+    """Per feature, the least and largest weight over the dichotomies ``S``
+    (``nan`` where, with ``skip_unrealised``, ``signs`` realise none)."""
     d = truth.points.shape[1]
     out = []
     for j in range(d):
@@ -36,6 +38,9 @@ def enumerated_ranges(truth, S, signs=None):
                 weight_range(truth.points, z, j, maximize, signs=signs) for z in S
             ]
             values = [v for v in values if v is not None]
+            if not values and skip_unrealised:
+                ends.append(np.nan)
+                continue
             ends.append(max(values) if maximize else min(values))
         out.append(ends)
     return np.array(out)
@@ -167,3 +172,29 @@ def test_sign_tests_prove_stable_signs_without_the_weight_mips():
             assert np.all(ranges["min_lower"] <= expected[:, 0] + 1e-6)
             assert np.all(expected[:, 1] <= ranges["max_upper"] + 1e-6)
     assert proven >= 6
+
+
+@pytest.mark.parametrize("seed", seeds(4, 2))
+def test_sparse_ranges_match_enumeration(seed):
+    """Under ``MaxNonzero(k)`` the ends are settled support by support: the
+    enumeration takes every dichotomy of the level set on every support."""
+    X, y = random_tiny(seed + 40, n=9, d=3, levels=3)
+    k = 1 + seed % 2
+    auditor = MultiplicityAuditor(constraints=[MaxNonzero(k)], time_limit=20)
+    auditor.fit(X, y)
+    if auditor.session_.problem.n_kept != 3:
+        pytest.skip("a column left the canonical representation")
+    truth, z0, err0 = baseline_truth(auditor, X, y, max_nonzero=k)
+    for eps in [0.0, 0.2]:
+        S = truth.level_set(err0, eps)
+        expected = np.full((3, 2), np.nan)
+        for support in itertools.combinations(range(3), k):
+            zero = {i: 0 for i in range(3) if i not in support}
+            ends = enumerated_ranges(truth, S, signs=zero, skip_unrealised=True)
+            expected[:, 0] = np.fmin(expected[:, 0], ends[:, 0])
+            expected[:, 1] = np.fmax(expected[:, 1], ends[:, 1])
+        ranges = auditor.coefficient_ranges(eps)
+        assert ranges["certified"].all()
+        np.testing.assert_allclose(ranges[["min", "max"]], expected, atol=1e-6)
+        logged = [entry["mip"] for entry in auditor.mip_log_]
+        assert not any(name.startswith("sign_test") for name in logged)
