@@ -23,7 +23,7 @@ from ._heuristics import (
     rotated_flip_models,
 )
 from ._scheduling import Deadline, Job, on_cluster
-from ._supports import certify_flips
+from ._supports import CountedSolves, certify_flips
 
 #: How undecided patterns are settled at one budget (see ``certify``).
 STRATEGIES = ("each", "batch")
@@ -227,33 +227,19 @@ class AmbiguityCertifier:
         split = self.solvers.support_split
         if split is None or deadline.expired():
             return
-        start = time.perf_counter()
         n_todo = len(self.state.undetermined(budget, exact))
-        results = []  # one summary entry in the log, not one per tiny MIP
-
-        def solve(mip):
-            results.append(self.solvers.solve(mip, deadline))
-            return results[-1]
-
+        solve = CountedSolves(self.solvers, deadline)
         finished = certify_flips(
             self.state, split, budget, solve, deadline, exact=exact
         )
-        n_mips = len(results)
-        left = len(self.state.undetermined(budget, exact))
-        self.state.note(
-            MIPLogEntry(
-                mip=f"supports[{len(split.supports)}, budget {budget:g}]",
-                status=Status.OPTIMAL if finished else Status.FEASIBLE,
-                objective=float(n_todo - left),
-                bound=float(n_todo - left),
-                seconds=time.perf_counter() - start,
-                solver=self.solvers.backend.name,
-                message=(
-                    f"{n_todo - left} of {n_todo} patterns settled by {n_mips} "
-                    f"flip MIPs of single supports"
-                    + ("" if finished else " (stopped by the time limit)")
-                ),
-            )
+        settled = n_todo - len(self.state.undetermined(budget, exact))
+        solve.note(
+            self.state,
+            f"supports[{len(split.supports)}, budget {budget:g}]",
+            finished,
+            settled,
+            settled,
+            f"{settled} of {n_todo} patterns settled",
         )
 
     def flip_mip(self, u, budget, deadline=None):

@@ -9,19 +9,23 @@ proven at a budget an upper bound at every smaller one.
 
 import logging
 import math
-import time
 from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
 
-from .._core import TOLERANCE, Bounds, LevelSet, MIPLogEntry, Status, verify
+from .._core import TOLERANCE, Bounds, LevelSet, Status, verify
 from .._mip import _formulations
 from ._descent import Descent, applies
 from ._dive import dive
 from ._heuristics import disagreement_models, lp_models, moved_models
 from ._scheduling import Deadline, Job, on_cluster
-from ._supports import best_within_each, disagreement_frontier, most_disagreement
+from ._supports import (
+    CountedSolves,
+    best_within_each,
+    disagreement_frontier,
+    most_disagreement,
+)
 
 logger = logging.getLogger("sklearn_multiplicity")
 
@@ -259,38 +263,24 @@ class DiscrepancyCertifier:
         split = self.solvers.support_split
         if split is None or deadline.expired():
             return False
-        start = time.perf_counter()
-        results = []  # one summary entry in the log, not one per tiny MIP
-
-        def solve(mip):
-            results.append(self.solvers.solve(mip, deadline))
-            return results[-1]
-
+        solve = CountedSolves(self.solvers, deadline)
         upper = most_disagreement(
             self.state, split, request.budget, request.weights, solve, deadline
         )
         finished = bool(np.isfinite(upper))
-        self.state.note(
-            MIPLogEntry(
-                mip=f"supports[{len(split.supports)}, {request.key}, "
-                f"budget {request.budget:g}]",
-                status=Status.OPTIMAL if finished else Status.FEASIBLE,
-                objective=float(
-                    self.state.best_within(request.budget, request.weights)[1]
-                ),
-                bound=float(upper),
-                seconds=time.perf_counter() - start,
-                solver=self.solvers.backend.name,
-                message=f"most disagreement by {len(results)} MIPs of single supports"
-                + ("" if finished else " (stopped by the time limit)"),
-            )
+        best, lower = self.state.best_within(request.budget, request.weights)
+        solve.note(
+            self.state,
+            f"supports[{len(split.supports)}, {request.key}, "
+            f"budget {request.budget:g}]",
+            finished,
+            lower,
+            upper,
+            "most disagreement",
         )
         if not finished:
             return False
-        request.best, request.lower = self.state.best_within(
-            request.budget, request.weights
-        )
-        request.upper = upper
+        request.best, request.lower, request.upper = best, lower, upper
         request.answer = self.settle(request, None)
         return True
 
@@ -504,25 +494,15 @@ class DiscrepancyCertifier:
             return False
         state = self.state
         weights = state.problem.pattern_weight
-        start = time.perf_counter()
-        results = []  # one summary entry in the log, not one per tiny MIP
-
-        def solve(mip):
-            results.append(self.solvers.solve(mip, deadline))
-            return results[-1]
-
+        solve = CountedSolves(self.solvers, deadline)
         upper = disagreement_frontier(state, split, budgets, weights, solve, deadline)
-        state.note(
-            MIPLogEntry(
-                mip=f"supports[{len(split.supports)}, path of {budgets.size} budgets]",
-                status=Status.FEASIBLE if upper is None else Status.OPTIMAL,
-                objective=float(budgets.size),
-                bound=float(budgets.size),
-                seconds=time.perf_counter() - start,
-                solver=self.solvers.backend.name,
-                message=f"disagreement steps by {len(results)} MIPs of single "
-                "supports" + (" (stopped by the time limit)" if upper is None else ""),
-            )
+        solve.note(
+            state,
+            f"supports[{len(split.supports)}, path of {budgets.size} budgets]",
+            upper is not None,
+            budgets.size,
+            budgets.size,
+            "disagreement steps",
         )
         if upper is None:
             return False

@@ -23,10 +23,20 @@ intercept range already covers.
 
 import itertools
 import math
+import time
 
 import numpy as np
 
-from .._core import TOLERANCE, ClassBudget, LevelSet, PatternProblem, Status, verify
+from .._core import (
+    TOLERANCE,
+    ClassBudget,
+    LevelSet,
+    MIPLogEntry,
+    PatternProblem,
+    Status,
+    admits,
+    verify,
+)
 from .._mip import NonzeroRows, SignRows, _formulations, encode
 
 #: Most supports enumerated; beyond, the joint MIP is used.
@@ -110,6 +120,42 @@ class Support:
         return full
 
 
+class CountedSolves:
+    """Solve the supports' tiny MIPs within ``deadline``, and sum them up as
+    one entry of the audit's log rather than one entry each.
+
+    Parameters
+    ----------
+    solvers : Solvers
+    deadline : Deadline
+    """
+
+    def __init__(self, solvers, deadline):
+        self.solvers = solvers
+        self.deadline = deadline
+        self.count = 0
+        self.start = time.perf_counter()
+
+    def __call__(self, mip):
+        self.count += 1
+        return self.solvers.solve(mip, self.deadline)
+
+    def note(self, state, name, finished, value, bound, what):
+        """Log the phase ``name``: ``what`` it did, ``finished`` or stopped."""
+        state.note(
+            MIPLogEntry(
+                mip=name,
+                status=Status.OPTIMAL if finished else Status.FEASIBLE,
+                objective=float(value),
+                bound=float(bound),
+                seconds=time.perf_counter() - self.start,
+                solver=self.solvers.backend.name,
+                message=f"{what} by {self.count} MIPs of single supports"
+                + ("" if finished else " (stopped by the time limit)"),
+            )
+        )
+
+
 class SupportSplit:
     """The supports of a sparse class, for exact answers by enumeration.
 
@@ -119,11 +165,13 @@ class SupportSplit:
     ----------
     enc : Encoding
     supports : list of Support
+        Kept in order of their unavoidable errors.
     """
 
     def __init__(self, enc, supports):
         self.enc = enc
-        self.supports = supports
+        #: Fewest unavoidable errors first: the likeliest to hold good models.
+        self.supports = sorted(supports, key=lambda s: s.unavoidable)
 
 
 def _group(rows, codes):
@@ -216,7 +264,7 @@ def certify_flips(state, split, budget, solve, deadline, *, exact=False):
     flip_label = ~state.baseline[todo]
     lower = np.full(todo.size, np.inf)
     above = state.level_set.above(budget)
-    for support in sorted(split.supports, key=lambda s: s.unavoidable):
+    for support in split.supports:
         groups = support.group_of[todo]
         bound = support.label_lower(groups, flip_label)
         needed = LevelSet.within(bound, budget)
@@ -286,7 +334,7 @@ def fewest_errors(enc, split, solve, deadline, incumbent):
         support was searched).
     """
     models, lower, best = [], np.inf, incumbent
-    for support in sorted(split.supports, key=lambda s: s.unavoidable):
+    for support in split.supports:
         if support.unavoidable >= best:
             lower = min(lower, support.unavoidable)
             continue
@@ -358,7 +406,7 @@ def disagreement_frontier(state, split, budgets, weights, solve, deadline):
         Certified upper bounds on the disagreement at each budget; models
         found are added to ``state``. None when time ran out.
     """
-    lower = _known_disagreement(state, budgets, weights)
+    _, lower = best_within_each(state, budgets, weights)
     upper = np.zeros(budgets.size)
     baseline = state.baseline
     options = []
@@ -451,11 +499,6 @@ def best_within_each(state, budgets, weights):
     return best, values
 
 
-def _known_disagreement(state, budgets, weights):
-    """Most disagreement of the pooled models within each budget."""
-    return best_within_each(state, budgets, weights)[1]
-
-
 def weight_end(state, split, budget, j, maximize, solve, deadline):
     """A certified bound on the largest (or least) weight ``j`` of a model
     within ``budget``, support by support.
@@ -477,16 +520,14 @@ def weight_end(state, split, budget, j, maximize, solve, deadline):
     w_lo, w_hi, _, _ = state.enc.weight_bounds()
     edge = sign * float(w_hi[j] if maximize else w_lo[j])
 
-    def known():
-        within = [sign * m.w[j] for m in state.pool.within(budget)]
-        return max(within, default=-np.inf)
-
+    # The best known end, kept up to date as models are found (the pool is
+    # scanned once, not at every support).
+    best = max((sign * m.w[j] for m in state.pool.within(budget)), default=-np.inf)
     outer = -np.inf  # bound on sign * w_j over the supports searched
-    for support in sorted(split.supports, key=lambda s: s.unavoidable):
+    for support in split.supports:
         if not LevelSet.within(support.unavoidable, budget):
             continue
         inside = np.flatnonzero(support.columns == j)
-        best = known()
         if best >= edge - TOLERANCE:
             return float(sign * edge)  # a known model reaches the box
         if not inside.size and best >= 0:
@@ -504,7 +545,9 @@ def weight_end(state, split, budget, j, maximize, solve, deadline):
         if result.has_solution:
             w, b, _ = support.enc.decode(result.x)
             full = support.lift(w, state.enc.p)
-            state.add_model(verify(state.enc, full, b, source="support weight"))
+            model = state.add_model(verify(state.enc, full, b, source="support weight"))
+            if model is not None and admits(model, budget):
+                best = max(best, sign * model.w[j])
         if result.status == Status.INFEASIBLE:
             continue
         if not inside.size:
@@ -517,4 +560,4 @@ def weight_end(state, split, budget, j, maximize, solve, deadline):
         if result.status != Status.ERROR and np.isfinite(result.bound):
             claim = min(edge, sign * float(result.bound))
         outer = max(outer, claim)
-    return float(sign * max(outer, known()))
+    return float(sign * max(outer, best))
