@@ -63,9 +63,15 @@ def run(name, X, y, groups, args):
         with Timer() as t:
             ranges = auditor.coefficient_ranges(eps)
         print(ranges.drop(columns=["min_model", "max_model"]).to_string(index=False))
+        probes = {}
         for entry in auditor.mip_log_[n0:]:
             if entry["mip"].startswith("sign_test"):
                 print(f"{entry['mip']}: {entry['status']}, {entry['seconds']:.1f} s")
+            if entry["mip"].startswith("weight_probe"):
+                count, seconds = probes.get(entry["status"], (0, 0.0))
+                probes[entry["status"]] = (count + 1, seconds + entry["seconds"])
+        for key, (count, seconds) in sorted(probes.items()):
+            print(f"weight probes {key}: {count}, {seconds:.1f} s in all")
         rows.append(
             {"scenario": name, "phase": f"coefficient_ranges({eps})",
              "wall_s": t.seconds,

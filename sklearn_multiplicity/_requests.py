@@ -61,6 +61,10 @@ class RequestMixin:
         ambiguity at ``eps`` (whose unflippable patterns keep the baseline's
         label in every level-set model) and one minimum-error MIP per sign
         that no known level-set model shows (infeasible: the sign is stable).
+        Ends those MIPs leave open are narrowed by bisection: minimum-error
+        MIPs with the weight bounded at a threshold, each either finding a
+        model of the level set beyond it or proving there is none (a proof a
+        second solver confirms).
 
         Parameters
         ----------
@@ -76,7 +80,9 @@ class RequestMixin:
             ``min_lower``, ``min_upper``, ``max_lower``, ``max_upper``
             (certified bounds), ``sign`` (``"non-negative"``,
             ``"non-positive"``, ``"either"`` or ``"unknown"``: stable when
-            every model of the level set keeps it), ``certified``, and
+            every model of the level set keeps it), ``certified`` (both
+            ends' bounds at most ``1e-5`` apart, ten times the tolerance
+            within which a solver's model counts as one of the class), and
             ``min_model``, ``max_model`` (fitted level-set models attaining
             the inner ends, or ``None``).
         """
@@ -99,7 +105,7 @@ class RequestMixin:
                     "max_lower": largest.lower,
                     "max_upper": largest.upper,
                     "sign": end.sign,
-                    "certified": bool(least.certified and largest.certified),
+                    "certified": end.certified,
                     "min_model": self._model_or_none(end.least_model),
                     "max_model": self._model_or_none(end.largest_model),
                 }

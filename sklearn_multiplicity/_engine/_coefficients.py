@@ -1,11 +1,12 @@
 """Coefficient ranges: the least and largest value of each canonical weight
 over a level set.
 
-Per weight, two MIPs (minimise, maximise the weight within the budget). A
-verified model of the level set bounds each end from the inside, the
-solver's (and the LP relaxation's) bound from the outside, and the weight
-box bounds both when nothing else is known, so the reported intervals hold
-whatever the limits stop.
+Per weight, two MIPs (minimise, maximise the weight within the budget), then
+bisection probes (:mod:`._weight_probes`) on the ends they leave open. A
+verified model of the level set bounds each end from the inside; the
+solver's (and the LP relaxation's) bound, an infeasible probe and the weight
+box bound it from the outside, so the reported intervals hold whatever the
+limits stop.
 """
 
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ import numpy as np
 from .._core import TOLERANCE, Bounds, Status, admits, verify
 from .._mip import _formulations
 from ._supports import weight_end
+from ._weight_probes import PROBE_RESOLUTION, WeightEnd, probe_ends
 
 
 @dataclass
@@ -29,6 +31,14 @@ class CoefficientRange:
         Certified bounds on the least and on the largest value.
     least_model, largest_model : CanonicalModel or None
         Verified models of the level set at the inner ends of those bounds.
+
+    Notes
+    -----
+    A weight is continuous, and a solver's model counts as one of the class
+    within a tolerance of 1e-6 on its scores and weights; an end counts as
+    certified when its certified bounds are at most
+    :data:`WEIGHT_RESOLUTION` apart (the bounds themselves are reported as
+    they are proven).
     """
 
     feature: int
@@ -36,6 +46,14 @@ class CoefficientRange:
     largest: Bounds
     least_model: object
     largest_model: object
+
+    @property
+    def certified(self):
+        """Whether both ends are pinned to :data:`WEIGHT_RESOLUTION`."""
+        return all(
+            end.upper - end.lower <= WEIGHT_RESOLUTION
+            for end in (self.least, self.largest)
+        )
 
     @property
     def sign(self):
@@ -49,9 +67,18 @@ class CoefficientRange:
         return "unknown"
 
 
+#: Width of certified bounds within which a weight's end counts as
+#: certified: where probes stop, ten times the tolerance of the class.
+WEIGHT_RESOLUTION = PROBE_RESOLUTION
+
 #: Most of a request's time (after ambiguity) for the sign tests, which
 #: come before the weights' own MIPs: a sign is what a reader looks for.
 SIGN_SHARE = 0.5
+
+#: Share of the time left after the sign tests for the weights' own MIPs,
+#: which settle the ends of small problems exactly; bisection probes
+#: (:mod:`._weight_probes`) narrow what they leave open in the rest.
+WEIGHT_MIP_SHARE = 0.25
 
 
 def coefficient_ranges(state, solvers, budget, deadline, unflippable=None):
@@ -63,7 +90,7 @@ def coefficient_ranges(state, solvers, budget, deadline, unflippable=None):
     no known model of the level set gives a weight some sign, one
     :func:`~.._mip._formulations.sign_test` MIP looks for one and, when
     infeasible, proves the sign stable; then two MIPs per weight bound its
-    ends.
+    ends, and probes narrow the ends those leave open.
     """
     enc = state.enc
     if unflippable is None:
@@ -84,22 +111,34 @@ def coefficient_ranges(state, solvers, budget, deadline, unflippable=None):
                     w_lo[j] = max(w_lo[j], 0.0)
                 else:
                     w_hi[j] = min(w_hi[j], 0.0)
-    ranges = []
+    weight_mips = deadline.share(WEIGHT_MIP_SHARE)
+    integer = bool(enc.hypothesis.integer)
+    ends = []
     for j in range(enc.p):
-        ends = []
         for maximize in (False, True):
             # Each MIP gets an equal share of the time left, so that one
             # hard end does not starve the others.
             n_left = 2 * (enc.p - j) - int(maximize)
-            share = deadline.share(1.0 / n_left)
-            ends.append(
-                _end(state, solvers, budget, share, j, maximize, fixed, (w_lo, w_hi))
+            share = weight_mips.share(1.0 / n_left)
+            bounds, model = _end(
+                state, solvers, budget, share, j, maximize, fixed, (w_lo, w_hi)
             )
-        (least, low_model), (largest, high_model) = ends
-        least = Bounds(max(least.lower, w_lo[j]), least.upper)
-        largest = Bounds(largest.lower, min(largest.upper, w_hi[j]))
-        ranges.append(CoefficientRange(j, least, largest, low_model, high_model))
-    return ranges
+            if maximize:
+                bounds = Bounds(bounds.lower, min(bounds.upper, w_hi[j]))
+            else:
+                bounds = Bounds(max(bounds.lower, w_lo[j]), bounds.upper)
+            ends.append(
+                WeightEnd.from_bounds(
+                    j, maximize, bounds, model, (w_lo[j], w_hi[j]), integer=integer
+                )
+            )
+    probe_ends(state, solvers, budget, ends, fixed, deadline)
+    return [
+        CoefficientRange(
+            least.feature, least.bounds(), largest.bounds(), least.model, largest.model
+        )
+        for least, largest in zip(ends[::2], ends[1::2], strict=True)
+    ]
 
 
 def _sign_attained(state, budget, j, nonpositive):

@@ -3,6 +3,7 @@
 import copy
 
 from .._mip import IdentitySeparator
+from ..backends import get_backend
 from ._scheduling import hand_out, solve_all
 from ._supports import split_by_support
 
@@ -69,6 +70,14 @@ class Solvers:
         if threads is not None:
             backend.threads = threads
         return backend
+
+    def second_opinion(self, deadline):
+        """A backend of another solver (SCIP, or HiGHS when the audit's is
+        SCIP) limited to the next MIP's share of ``deadline``: a proof that
+        settles a value to the solvers' resolution is checked by a second,
+        independent implementation."""
+        other = "highs" if self.backend.name == "scip" else "scip"
+        return get_backend(other, time_limit=deadline.limit(), threads=1)
 
     def solve(self, mip, deadline, first_solution=False):
         """Solve one MIP within ``deadline`` (with every thread of the backend)."""

@@ -20,6 +20,7 @@ each).
 """
 
 import copy
+import dataclasses
 
 import numpy as np
 import scipy.sparse as sp
@@ -199,6 +200,41 @@ def coefficient(enc, feature, budget, *, maximize, hint=None):
         hint=hint,
         extra_rows=_budget_rows(enc, budget),
     )
+
+
+def weight_probe(enc, feature, threshold, budget, *, maximize):
+    """Fewest errors among models within ``budget`` whose canonical weight
+    ``feature`` is at least ``threshold`` (with ``maximize``) or at most it.
+
+    Infeasible exactly when the largest (least) weight over the level set is
+    below (above) ``threshold``; any solution is a model of the level set
+    at or beyond it. Like :func:`sign_test`, of which it is the general
+    case, an error objective prunes by the budget far sooner than the
+    weight's own objective.
+    """
+    relation = ">=" if maximize else "<="
+    return _fewest_errors_with_bound(
+        enc,
+        int(feature),
+        lower=threshold if maximize else -np.inf,
+        upper=np.inf if maximize else threshold,
+        budget=budget,
+        hint=None,
+        name=f"weight_probe[{int(feature)} {relation} {threshold:.6g}, "
+        f"budget {budget:g}]",
+    )
+
+
+def labelled_weight(enc, feature, labels, budget, *, maximize):
+    """The least (largest) canonical weight ``feature`` of a model predicting
+    ``labels`` on the training patterns: :func:`coefficient` with every label
+    fixed, in effect an LP."""
+    mip = coefficient(enc, feature, budget, maximize=maximize)
+    patterns = np.arange(len(labels))
+    mip = fix_labels(enc, mip, patterns, np.asarray(labels, dtype=bool))
+    direction = "max" if maximize else "min"
+    name = f"{direction}_labelled_weight[{int(feature)}, budget {budget:g}]"
+    return dataclasses.replace(mip, name=name)
 
 
 def sign_test(enc, feature, budget, *, nonpositive, hint=None):

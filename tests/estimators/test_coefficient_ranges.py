@@ -14,6 +14,7 @@ from brute_force import baseline_truth, random_tiny, weight_range
 from test_per_class import StoppedBackend
 
 from sklearn_multiplicity import MultiplicityAuditor
+from sklearn_multiplicity._engine._weight_probes import PROBE_RESOLUTION
 from sklearn_multiplicity.backends import Backend, get_backend
 from sklearn_multiplicity.constraints import MaxNonzero, Signs
 
@@ -96,9 +97,11 @@ def test_stopped_mips_leave_honest_ranges():
     truth, z0, err0 = baseline_truth(reference, X, y)
     expected = enumerated_ranges(truth, truth.level_set(err0, 0.2))
     for stopped in ["min_weight", "max_weight"]:
-        # Flip MIPs stopped too: the models they find would attain the ends.
+        # Flip MIPs and probes stopped too: their models would attain the ends.
         auditor = MultiplicityAuditor(
-            solver=StoppedBackend(only=("flip", stopped)), time_limit=20, cuts=False
+            solver=StoppedBackend(only=("flip", "weight_probe", stopped)),
+            time_limit=20,
+            cuts=False,
         ).fit(X, y)
         ranges = auditor.coefficient_ranges(0.2)
         assert not ranges["certified"].all()
@@ -107,6 +110,40 @@ def test_stopped_mips_leave_honest_ranges():
         assert np.all(ranges["max_lower"] <= expected[:, 1] + 1e-6)
         assert np.all(expected[:, 1] <= ranges["max_upper"] + 1e-6)
         assert not math.isnan(ranges["min"].sum())
+
+
+@pytest.mark.parametrize("seed", seeds(4, 2))
+def test_probes_alone_pin_every_end(seed):
+    # The weights' own MIPs stopped: bisection probes settle each end within
+    # their resolution, from both sides of the enumerated value, and exactly
+    # where a model attains their first threshold (the box's edge, or 0 after
+    # a sign test).
+    X, y = random_tiny(seed + 50, n=9, d=2, levels=3)
+    stopped = StoppedBackend(only=("min_weight", "max_weight"))
+    auditor = MultiplicityAuditor(solver=stopped, time_limit=20).fit(X, y)
+    truth, _, err0 = baseline_truth(auditor, X, y)
+    for eps in (0.0, 0.2):
+        expected = enumerated_ranges(truth, truth.level_set(err0, eps))
+        ranges = auditor.coefficient_ranges(eps)
+        for end, column in ((0, "min"), (1, "max")):
+            lower, upper = ranges[f"{column}_lower"], ranges[f"{column}_upper"]
+            # Within the resolution (the class's tolerance blurs the rest).
+            assert np.all(lower <= expected[:, end] + PROBE_RESOLUTION)
+            assert np.all(expected[:, end] <= upper + PROBE_RESOLUTION)
+            assert np.all(upper - lower <= PROBE_RESOLUTION)
+        scale = X.max(axis=0) - X.min(axis=0)
+        for j, row in enumerate(ranges.itertuples()):
+            for model, end in [(row.min_model, row.min), (row.max_model, row.max)]:
+                assert model.coef_[0, j] * scale[j] == pytest.approx(end, abs=1e-9)
+                assert model.n_errors_ <= auditor.error_budget(eps) + 1e-9
+        probes = [e for e in auditor.mip_log_ if e["mip"].startswith("weight_probe")]
+        assert probes
+        at_edge = np.isclose(np.abs(expected), 1.0) | np.isclose(expected, 0.0)
+        certified = np.column_stack(
+            [ranges["min_upper"] - ranges["min_lower"] <= 1e-9,
+             ranges["max_upper"] - ranges["max_lower"] <= 1e-9]
+        )  # fmt: skip
+        assert certified[at_edge].all()
 
 
 class RecordingBackend(Backend):
@@ -155,12 +192,13 @@ def test_weight_mips_fix_the_labels_no_level_set_model_can_flip():
 
 
 def test_sign_tests_prove_stable_signs_without_the_weight_mips():
-    # The weights' own MIPs stopped: a stable sign can only come from a
-    # sign-test MIP proving that no model of the level set has the other.
+    # The weights' own MIPs and the probes stopped: a stable sign can only
+    # come from a sign-test MIP proving that no model of the level set has
+    # the other.
     proven = 0
     for seed in (30, 32, 41, 42):
         X, y = random_tiny(seed, n=9, d=2, levels=3)
-        stopped = StoppedBackend(only=("min_weight", "max_weight"))
+        stopped = StoppedBackend(only=("min_weight", "max_weight", "weight_probe"))
         auditor = MultiplicityAuditor(solver=stopped, time_limit=20).fit(X, y)
         truth, _, err0 = baseline_truth(auditor, X, y)
         for eps in (0.0, 0.2):
