@@ -146,12 +146,15 @@ class Job:
         ``refresh()``, run just before the MIP starts; it may update ``mip``
         with what was learnt since the job was prepared, and returns False
         when the MIP is no longer needed.
+    backend : Backend or None
+        The backend of this job (None: the one :func:`hand_out` makes).
     """
 
     mip: object
     learn: Callable
     first_solution: bool = False
     refresh: Callable | None = None
+    backend: object = None
 
 
 def hand_out(workers, next_job, deadline, make_backend, *, lookahead=False):
@@ -178,7 +181,7 @@ def hand_out(workers, next_job, deadline, make_backend, *, lookahead=False):
                     break
                 if job.refresh is not None and not job.refresh():
                     continue
-                backend = make_backend(threads)
+                backend = job.backend or make_backend(threads)
                 future = pool.submit(solve, backend, job.mip, job.first_solution)
                 running[future] = job.learn
             if not running:

@@ -160,8 +160,11 @@ def _probe_round(state, solvers, budget, ends, fixed, deadline, cap):
         cap = min(cap, deadline.per_mip)
     probes = Deadline(None, per_mip=cap, within=deadline)
     running = set()
+    second_opinions = []  # jobs confirming an infeasibility, run first
 
     def next_job():
+        if second_opinions:
+            return second_opinions.pop(0)
         waiting = [e for e in ends if e.open and id(e) not in running]
         if not waiting or probes.expired():
             return None
@@ -174,7 +177,13 @@ def _probe_round(state, solvers, budget, ends, fixed, deadline, cap):
         mip, _ = solvers.small(mip, deadline=probes)
         running.add(id(end))
         polish = partial(_polish, state, solvers, budget, end, probes)
-        confirm = partial(_confirm, state, solvers, probes, mip)
+
+        def confirm(entry, checked):
+            learn = partial(_confirmed, state, budget, end, t, mip, entry, polish,
+                            checked, running)  # fmt: skip
+            backend = solvers.second_opinion(probes)
+            second_opinions.append(Job(mip, learn, True, backend=backend))
+
         learn = partial(_learn, state, budget, end, t, mip, running, polish, confirm)
         return Job(mip, learn, first_solution=True)
 
@@ -185,13 +194,14 @@ def _learn(state, budget, end, t, mip, running, polish, confirm, result):
     """Narrow ``end`` by the answer of its probe at ``t``.
 
     ``polish(model)`` gives the model of the most extreme weight with
-    ``model``'s labelling; ``confirm()`` solves the probe again with a
-    second solver, whose agreement an infeasibility needs.
+    ``model``'s labelling; ``confirm(entry, checked)`` queues the probe for a
+    second solver, whose agreement an infeasibility needs (the end stays
+    busy until it answers).
     """
-    running.discard(id(end))
     entry = state.record(mip, result)
     j, sign = end.feature, end.sign
     checked, end.check_inner = end.check_inner, False
+    end.probes += 1
     if result.has_solution:
         _lift(state, budget, end, result, mip.name, polish, checked)
     if _refuted(result, budget):
@@ -199,21 +209,34 @@ def _learn(state, budget, end, t, mip, running, polish, confirm, result):
         if any(sign * m.w[j] >= t - TOLERANCE for m in state.pool.within(budget)):
             entry.refute("infeasibility refuted by a verified model")
             end.stalled = True
+        else:
+            confirm(entry, checked)
             return
-        second = confirm()
-        if second.has_solution:
-            entry.refute("infeasibility refuted by a second solver's model")
-            _lift(state, budget, end, second, mip.name, polish, checked)
-        if _refuted(second, budget):
-            # The end is below t: at most t (t - 1 for an integer weight).
-            end.outer = min(end.outer, t - 1 if end.integer else t)
-        elif not second.has_solution:
-            end.timed_out = True  # unconfirmed: perhaps with more time
     elif result.status == Status.ERROR:
         end.stalled = True
     elif not result.has_solution:
         end.timed_out = True
-    end.probes += 1
+    _settle(end, running)
+
+
+def _confirmed(state, budget, end, t, mip, entry, polish, checked, running, second):
+    """Narrow ``end`` by the second solver's answer to its probe at ``t``,
+    which the first solver found infeasible (``entry``)."""
+    state.record(mip, second)
+    if second.has_solution:
+        entry.refute("infeasibility refuted by a second solver's model")
+        _lift(state, budget, end, second, mip.name, polish, checked)
+    if _refuted(second, budget):
+        # The end is below t: at most t (t - 1 for an integer weight).
+        end.outer = min(end.outer, t - 1 if end.integer else t)
+    elif not second.has_solution:
+        end.timed_out = True  # unconfirmed: perhaps with more time
+    _settle(end, running)
+
+
+def _settle(end, running):
+    """Free ``end`` for its next probe."""
+    running.discard(id(end))
     if 0 < end.inner - end.outer <= TOLERANCE:
         end.inner = end.outer  # an attained bound, up to rounding
 
@@ -229,13 +252,6 @@ def _lift(state, budget, end, result, source, polish, checked):
             # Check just above it next, unless this probe did: a run of
             # checks that find models must not stall the bisection.
             end.check_inner = not checked
-
-
-def _confirm(state, solvers, deadline, mip):
-    """The second solver's answer to ``mip``, logged."""
-    result = solvers.second_opinion(deadline).solve(mip, first_solution=True)
-    state.record(mip, result)
-    return result
 
 
 def _raises(model, end, budget):
