@@ -16,7 +16,7 @@ import numpy as np
 from .._core import TOLERANCE, Bounds, Status, admits, verify
 from .._mip import _formulations
 from ._supports import weight_end
-from ._weight_probes import PROBE_RESOLUTION, WeightEnd, probe_ends
+from ._weight_probes import PROBE_RESOLUTION, WeightEnd, known_reaches, probe_ends
 
 
 @dataclass
@@ -123,10 +123,6 @@ def coefficient_ranges(state, solvers, budget, deadline, unflippable=None):
             bounds, model = _end(
                 state, solvers, budget, share, j, maximize, fixed, (w_lo, w_hi)
             )
-            if maximize:
-                bounds = Bounds(bounds.lower, min(bounds.upper, w_hi[j]))
-            else:
-                bounds = Bounds(max(bounds.lower, w_lo[j]), bounds.upper)
             ends.append(
                 WeightEnd.from_bounds(
                     j, maximize, bounds, model, (w_lo[j], w_hi[j]), integer=integer
@@ -143,8 +139,7 @@ def coefficient_ranges(state, solvers, budget, deadline, unflippable=None):
 
 def _sign_attained(state, budget, j, nonpositive):
     """Whether a known model within ``budget`` has ``w_j <= 0`` (or ``>= 0``)."""
-    sign = -1.0 if nonpositive else 1.0
-    return any(sign * m.w[j] >= -TOLERANCE for m in state.pool.within(budget))
+    return known_reaches(state, budget, j, -1.0 if nonpositive else 1.0, 0.0)
 
 
 def _open_signs(state, budget):

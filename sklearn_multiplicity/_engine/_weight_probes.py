@@ -81,11 +81,12 @@ class WeightEnd:
 
     @classmethod
     def from_bounds(cls, feature, maximize, bounds, model, box, *, integer=False):
-        """The end of ``bounds`` (on ``w_j`` itself), its inner ``model``, and
-        the weight's ``box`` ``(least, largest)``."""
+        """The end of ``bounds`` (on ``w_j`` itself, its outer side clipped
+        to the weight's ``box`` ``(least, largest)``) and its inner ``model``."""
         sign = 1.0 if maximize else -1.0
         inner, outer = (bounds.lower, bounds.upper)[:: int(sign)]
-        floor = min(sign * box[0], sign * box[1])
+        floor, edge = sorted((sign * box[0], sign * box[1]))
+        outer = sign * min(sign * outer, edge)
         if integer:
             outer = math.floor(sign * outer + TOLERANCE)  # the value is integer
             return cls(feature, maximize, sign * inner, outer, model, floor, True)
@@ -206,7 +207,7 @@ def _learn(state, budget, end, t, mip, running, polish, confirm, result):
         _lift(state, budget, end, result, mip.name, polish, checked)
     if _refuted(result, budget):
         # No model within the budget reaches t, unless a known one does.
-        if any(sign * m.w[j] >= t - TOLERANCE for m in state.pool.within(budget)):
+        if known_reaches(state, budget, j, sign, t):
             entry.refute("infeasibility refuted by a verified model")
             end.stalled = True
         else:
@@ -239,6 +240,11 @@ def _settle(end, running):
     running.discard(id(end))
     if 0 < end.inner - end.outer <= TOLERANCE:
         end.inner = end.outer  # an attained bound, up to rounding
+
+
+def known_reaches(state, budget, j, sign, t):
+    """Whether a pooled model within ``budget`` has ``sign * w_j >= t``."""
+    return any(sign * m.w[j] >= t - TOLERANCE for m in state.pool.within(budget))
 
 
 def _lift(state, budget, end, result, source, polish, checked):
@@ -290,4 +296,4 @@ def _refuted(result, budget):
     return bool(np.isfinite(bound) and not LevelSet.within(bound, budget))
 
 
-__all__ = ["PROBE_RESOLUTION", "WeightEnd", "probe_ends"]
+__all__ = ["PROBE_RESOLUTION", "WeightEnd", "known_reaches", "probe_ends"]
