@@ -8,6 +8,7 @@ import numpy as np
 
 from .._core import LevelSet, verify
 from .._mip import realise
+from ._offsets import offset_flip_models
 
 
 def _running_argmin(values):
@@ -179,11 +180,14 @@ def threshold_flips(enc, directions, baseline, candidates, *, min_gap=0.0):
 def heuristic_flip_models(enc, directions, baseline, candidates, budget):
     """Verified models of the class, within ``budget``, flipping candidates.
 
-    Tries threshold shifts of every direction; returns the distinct models
-    (in the class, within the budget) that flip at least one candidate.
+    Tries threshold shifts of every direction and, under a rate gap whose
+    groups columns tell apart, a threshold per class of those columns
+    (:mod:`._offsets`); returns the distinct models (in the class, within
+    the budget) that flip at least one candidate.
     """
     if candidates.size == 0 or not directions:
         return []
+    offset_models = offset_flip_models(enc, directions, baseline, candidates, budget)
     errors, models = threshold_flips(
         enc, directions, baseline, candidates, min_gap=_class_gap(enc)
     )
@@ -201,7 +205,7 @@ def heuristic_flip_models(enc, directions, baseline, candidates, budget):
             candidate = verify(enc, *fitted, source="threshold shift")
             if LevelSet.within(candidate.errors, budget):
                 found.append(candidate)
-    return found
+    return found + offset_models
 
 
 def pulled_directions(enc, baseline, candidates, *, C=0.01, pull=0.02, deadline=None):
