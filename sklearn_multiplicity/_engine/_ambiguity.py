@@ -22,6 +22,7 @@ from ._heuristics import (
     pulled_directions,
     rotated_flip_models,
 )
+from ._offsets import offset_ascent_models
 from ._scheduling import Deadline, Job, on_cluster
 from ._supports import CountedSolves, certify_flips
 
@@ -43,6 +44,11 @@ SUPPORT_SHARE = 0.5
 #: line searches from the best known flip of each pattern left), before the
 #: MIPs.
 DESCENT_SHARE = 0.5
+#: Share of a request's time left after the LP proofs for the ascents over
+#: directions under a rate gap whose groups columns tell apart, and how many
+#: rounds at most (each aims at the patterns the rounds before left).
+ASCENT_SHARE = 0.1
+ASCENT_ROUNDS = 5
 
 
 class AmbiguityCertifier:
@@ -98,6 +104,7 @@ class AmbiguityCertifier:
         self.by_support(budget, deadline.share(SUPPORT_SHARE), exact=exact)
         self.screen(budget, deadline.share(SCREEN_SHARE), exact=exact)
         # After the LPs: their models are starting points, fewer patterns left.
+        self.ascend(budget, deadline.share(ASCENT_SHARE))
         self.descend(budget, deadline.share(DESCENT_SHARE))
         if exact:
             self._certify_each(budget, deadline, progress, exact=True)
@@ -159,6 +166,33 @@ class AmbiguityCertifier:
         ):
             state.add_model(model)
         return directions
+
+    def ascend(self, budget, deadline):
+        """Flip undecided patterns by per-class cuts of directions found by a
+        random ascent (:func:`~._offsets.offset_ascent_models`), each round
+        counting only the patterns still undecided, until a round flips none,
+        :data:`ASCENT_ROUNDS` rounds or ``deadline``."""
+        state = self.state
+        weights = np.zeros(state.problem.n_patterns)
+        for seed in range(ASCENT_ROUNDS):
+            todo = state.undetermined(budget)
+            if todo.size == 0 or deadline.expired():
+                return
+            weights[:] = 0.0
+            weights[todo] = state.problem.pattern_weight[todo]
+            start, _ = state.best_within(budget, weights)
+            for model in offset_ascent_models(
+                state.enc,
+                start,
+                state.baseline,
+                weights,
+                budget,
+                deadline=deadline,
+                seed=seed,
+            ):
+                state.add_model(model)
+            if state.undetermined(budget).size == todo.size:
+                return
 
     def descend(self, budget, deadline):
         """Lower the errors of the best known flip of each undecided pattern

@@ -19,6 +19,7 @@ from .._mip import _formulations
 from ._descent import Descent, applies
 from ._dive import dive
 from ._heuristics import disagreement_models, lp_models, moved_models
+from ._offsets import offset_ascent_models, offset_disagreement_models
 from ._scheduling import Deadline, Job, on_cluster
 from ._supports import (
     CountedSolves,
@@ -52,6 +53,9 @@ SUPPORT_SHARE = 0.5
 #: from 5.4% to 17.0% in 116 moves, 30 s).
 MOVE_SHARE = 0.1
 MOVE_SHARE_WITHOUT_IDENTITIES = 0.3
+#: Share of the time left after the search for the ascent over directions
+#: under a rate gap whose groups columns tell apart (see ``_offsets``).
+OFFSET_SHARE = 0.1
 #: Share of the time left after the moves for the descent of the best model
 #: (exact line searches towards more disagreement), and how many descents
 #: in a row may fail before it stops.
@@ -209,6 +213,25 @@ class DiscrepancyCertifier:
                 budget,
                 deadline=searching,
                 tried=self.ambiguity.tried,
+            ):
+                state.add_model(model)
+            for model in offset_disagreement_models(
+                state.enc,
+                directions,
+                state.baseline,
+                weights,
+                budget,
+                deadline=searching,
+            ):
+                state.add_model(model)
+            start, _ = state.best_within(budget, weights)
+            for model in offset_ascent_models(
+                state.enc,
+                start,
+                state.baseline,
+                weights,
+                budget,
+                deadline=deadline.share(OFFSET_SHARE),
             ):
                 state.add_model(model)
             start, _ = state.best_within(budget, weights)

@@ -12,6 +12,7 @@ from sklearn_multiplicity._core._models import in_class
 from sklearn_multiplicity._engine._offsets import (
     OffsetSearch,
     offset_classes,
+    offset_disagreement_models,
     offset_flip_models,
 )
 from sklearn_multiplicity.constraints import GroupRateGap, Signs
@@ -69,6 +70,34 @@ def _brute_force_flips(enc, classes, w, baseline):
         errors = float(z @ neg + (~z) @ pos)
         flipped = z != baseline
         best[flipped] = np.minimum(best[flipped], errors)
+    return best
+
+
+def _brute_force_disagreement(enc, classes, w, baseline, weights, budget):
+    """The most weight predicted unlike the baseline by a cut per class that
+    meets the gap within ``budget`` errors (every combination enumerated),
+    or ``None`` when no combination does."""
+    k = enc.n_train
+    w = np.array(w, dtype=float)
+    w[classes.columns] = 0.0
+    scores = enc.X[:k] @ w
+    members = [
+        np.flatnonzero(classes.of_pattern == c) for c in range(classes.n_classes)
+    ]
+    per_class = [_class_cut_labellings(scores, m) for m in members]
+    pos, neg = enc.problem.positive_weight, enc.problem.negative_weight
+    best = None
+    for combination in itertools.product(*per_class):
+        z = np.zeros(k, dtype=bool)
+        for m, labels in zip(members, combination, strict=True):
+            z[m] = labels
+        rates = classes.gap.rates(z)
+        if rates.max() - rates.min() > classes.gap.max_gap + 1e-9:
+            continue
+        if float(z @ neg + (~z) @ pos) > budget + 1e-9:
+            continue
+        value = float(weights[z != baseline].sum())
+        best = value if best is None else max(best, value)
     return best
 
 
@@ -173,3 +202,169 @@ def test_subsampled_floors_still_give_models_of_the_level_set(monkeypatch):
         model = verify(enc, *models[u])
         assert model.z[u] != state.baseline[u]
         assert model.errors == pytest.approx(errors[u])
+
+
+@pytest.mark.parametrize("rate", ["selection", "fpr"])
+@pytest.mark.parametrize("max_gap", [0.0, 0.05, 0.2])
+@pytest.mark.parametrize("extra", [0, 2, 6])
+@pytest.mark.parametrize("seed", range(3))
+def test_most_disagreement_is_the_best_combination_of_cuts(rate, max_gap, extra, seed):
+    auditor = _fitted(max_gap, seed=seed, rate=rate, n=30)
+    enc, state = auditor.session_.enc, auditor.session_.state
+    classes = offset_classes(enc)
+    search = OffsetSearch(enc, classes, min_gap=0.0)
+    rng = np.random.RandomState(seed)
+    # Weights of disagreement like a group's discrepancy: some patterns count
+    # for nothing.
+    weights = state.problem.pattern_weight * (rng.uniform(size=enc.n_train) < 0.7)
+    budget = state.pool.models[0].errors + extra
+    for w in [rng.normal(size=enc.p) for _ in range(3)] + [state.pool.models[0].w]:
+        best = search.most_disagreement(w, state.baseline, weights, budget)
+        truth = _brute_force_disagreement(
+            enc, classes, w, state.baseline, weights, budget
+        )
+        if truth is None:
+            assert best is None
+            continue
+        value, errors, (w_model, b_model) = best
+        assert value == pytest.approx(truth)
+        model = verify(enc, w_model, b_model)
+        assert model.errors == pytest.approx(errors)
+        assert model.errors <= budget + 1e-9
+        assert weights[model.z[: enc.n_train] != state.baseline].sum() == (
+            pytest.approx(value)
+        )
+        rates = classes.gap.rates(model.z[: enc.n_train])
+        assert rates.max() - rates.min() <= max_gap + 1e-9
+
+
+def test_no_combination_within_a_budget_below_every_cut():
+    auditor = _fitted(0.05)
+    enc, state = auditor.session_.enc, auditor.session_.state
+    search = OffsetSearch(enc, offset_classes(enc), min_gap=0.0)
+    weights = state.problem.pattern_weight
+    w = state.pool.models[0].w
+    assert search.most_disagreement(w, state.baseline, weights, -1.0) is None
+
+
+def test_offset_disagreement_models_lie_in_the_level_set_and_disagree():
+    auditor = _fitted(0.05, seed=2)
+    enc, state = auditor.session_.enc, auditor.session_.state
+    budget = auditor.error_budget(0.1)
+    weights = state.problem.pattern_weight
+    rng = np.random.RandomState(0)
+    directions = [m.w for m in state.pool.models] + [
+        rng.normal(size=enc.p) for _ in range(20)
+    ]
+    models = offset_disagreement_models(
+        enc, directions, state.baseline, weights, budget
+    )
+    assert models
+    search = OffsetSearch(enc, offset_classes(enc), min_gap=0.0)
+    most = max(
+        r[0]
+        for r in (
+            search.most_disagreement(d, state.baseline, weights, budget)
+            for d in directions
+        )
+        if r is not None
+    )
+    gains = []
+    for model in models:
+        assert model.errors <= budget + 1e-9
+        assert in_class(enc, model)
+        rates = enc.constraints[0].rates(model.z[: enc.n_train])
+        assert rates.max() - rates.min() <= 0.05 + 1e-9
+        gains.append(weights[model.z[: enc.n_train] != state.baseline].sum())
+    assert max(gains) > 0
+    # The class's margin may cost a cut between close scores, never more.
+    assert max(gains) <= most + 1e-9
+
+
+def test_no_offset_disagreement_models_without_classes_or_for_budgets_per_class():
+    auditor = _fitted(0.05)
+    enc, state = auditor.session_.enc, auditor.session_.state
+    weights = state.problem.pattern_weight
+    w = [state.pool.models[0].w]
+    per_class = np.array([10.0, 10.0])
+    assert offset_disagreement_models(enc, w, state.baseline, weights, per_class) == []
+    plain = MultiplicityAuditor().fit(*_data()[:2])
+    assert (
+        offset_disagreement_models(
+            plain.session_.enc,
+            w,
+            plain.session_.state.baseline,
+            weights,
+            plain.error_budget(0.05),
+        )
+        == []
+    )
+
+
+def test_offset_ascent_finds_no_less_than_its_start_and_stays_in_the_level_set():
+    from sklearn_multiplicity._engine._offsets import offset_ascent_models
+
+    auditor = _fitted(0.05, seed=2)
+    enc, state = auditor.session_.enc, auditor.session_.state
+    budget = auditor.error_budget(0.1)
+    weights = state.problem.pattern_weight
+    start = min(state.pool.models, key=lambda m: m.errors)
+    models = offset_ascent_models(enc, start, state.baseline, weights, budget)
+    assert models
+    search = OffsetSearch(enc, offset_classes(enc), min_gap=0.0)
+    first = search.most_disagreement(start.w, state.baseline, weights, budget)[0]
+    n = enc.n_train
+    gains = [weights[m.z[:n] != state.baseline].sum() for m in models]
+    for model in models:
+        assert model.errors <= budget + 1e-9
+        assert in_class(enc, model)
+        rates = enc.constraints[0].rates(model.z[:n])
+        assert rates.max() - rates.min() <= 0.05 + 1e-9
+    assert max(gains) >= first - 1e-9
+    # The same seed, the same models.
+    again = offset_ascent_models(enc, start, state.baseline, weights, budget)
+    assert [m.z.tolist() for m in again] == [m.z.tolist() for m in models]
+
+
+def test_offset_ascent_stops_at_its_deadline_and_needs_a_start():
+    from sklearn_multiplicity._engine._offsets import offset_ascent_models
+    from sklearn_multiplicity._engine._scheduling import Deadline
+
+    auditor = _fitted(0.05, seed=2)
+    enc, state = auditor.session_.enc, auditor.session_.state
+    budget = auditor.error_budget(0.1)
+    weights = state.problem.pattern_weight
+    assert offset_ascent_models(enc, None, state.baseline, weights, budget) == []
+    start = min(state.pool.models, key=lambda m: m.errors)
+    # An expired deadline: no step, so at most the start's own cuts.
+    models = offset_ascent_models(
+        enc, start, state.baseline, weights, budget, deadline=Deadline(0.0)
+    )
+    search = OffsetSearch(enc, offset_classes(enc), min_gap=0.0)
+    first = search.most_disagreement(start.w, state.baseline, weights, budget)[0]
+    n = enc.n_train
+    assert len(models) <= 1
+    for model in models:
+        assert weights[model.z[:n] != state.baseline].sum() <= first + 1e-9
+
+
+def test_ambiguity_ascent_flips_undecided_patterns_with_models_of_the_level_set():
+    from sklearn_multiplicity._engine._scheduling import Deadline
+
+    auditor = _fitted(0.05, seed=2)
+    session = auditor.session_
+    enc, state = session.enc, session.state
+    budget = auditor.error_budget(0.1)
+    before = state.flippable(budget).copy()
+    session.ambiguity.ascend(budget, Deadline(None))
+    after = state.flippable(budget)
+    assert np.all(after[before])
+    assert after.sum() > before.sum()
+    n = enc.n_train
+    for u in np.flatnonzero(after & ~before):
+        model = state.witness_of(u)
+        assert model.z[u] != state.baseline[u]
+        assert model.errors <= budget + 1e-9
+        assert in_class(enc, model)
+        rates = enc.constraints[0].rates(model.z[:n])
+        assert rates.max() - rates.min() <= 0.05 + 1e-9
