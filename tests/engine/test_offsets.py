@@ -47,9 +47,9 @@ def _class_cut_labellings(scores, members):
     return [scores[members] > t for t in cuts]
 
 
-def _brute_force_flips(enc, classes, w, baseline):
-    """Per pattern, the fewest errors of a cut per class meeting the gap and
-    flipping it (every combination of the classes' cuts enumerated)."""
+def _labellings_meeting_the_gap(enc, classes, w):
+    """Every labelling by a cut per class of ``w``'s scores that meets the
+    gap, with its errors (every combination of the classes' cuts)."""
     k = enc.n_train
     w = np.array(w, dtype=float)
     w[classes.columns] = 0.0
@@ -59,15 +59,20 @@ def _brute_force_flips(enc, classes, w, baseline):
     ]
     per_class = [_class_cut_labellings(scores, m) for m in members]
     pos, neg = enc.problem.positive_weight, enc.problem.negative_weight
-    best = np.full(k, np.inf)
     for combination in itertools.product(*per_class):
         z = np.zeros(k, dtype=bool)
         for m, labels in zip(members, combination, strict=True):
             z[m] = labels
         rates = classes.gap.rates(z)
-        if rates.max() - rates.min() > classes.gap.max_gap + 1e-9:
-            continue
-        errors = float(z @ neg + (~z) @ pos)
+        if rates.max() - rates.min() <= classes.gap.max_gap + 1e-9:
+            yield z, float(z @ neg + (~z) @ pos)
+
+
+def _brute_force_flips(enc, classes, w, baseline):
+    """Per pattern, the fewest errors of a cut per class meeting the gap and
+    flipping it."""
+    best = np.full(enc.n_train, np.inf)
+    for z, errors in _labellings_meeting_the_gap(enc, classes, w):
         flipped = z != baseline
         best[flipped] = np.minimum(best[flipped], errors)
     return best
@@ -75,30 +80,13 @@ def _brute_force_flips(enc, classes, w, baseline):
 
 def _brute_force_disagreement(enc, classes, w, baseline, weights, budget):
     """The most weight predicted unlike the baseline by a cut per class that
-    meets the gap within ``budget`` errors (every combination enumerated),
-    or ``None`` when no combination does."""
-    k = enc.n_train
-    w = np.array(w, dtype=float)
-    w[classes.columns] = 0.0
-    scores = enc.X[:k] @ w
-    members = [
-        np.flatnonzero(classes.of_pattern == c) for c in range(classes.n_classes)
+    meets the gap within ``budget`` errors, or ``None`` when none does."""
+    values = [
+        float(weights[z != baseline].sum())
+        for z, errors in _labellings_meeting_the_gap(enc, classes, w)
+        if errors <= budget + 1e-9
     ]
-    per_class = [_class_cut_labellings(scores, m) for m in members]
-    pos, neg = enc.problem.positive_weight, enc.problem.negative_weight
-    best = None
-    for combination in itertools.product(*per_class):
-        z = np.zeros(k, dtype=bool)
-        for m, labels in zip(members, combination, strict=True):
-            z[m] = labels
-        rates = classes.gap.rates(z)
-        if rates.max() - rates.min() > classes.gap.max_gap + 1e-9:
-            continue
-        if float(z @ neg + (~z) @ pos) > budget + 1e-9:
-            continue
-        value = float(weights[z != baseline].sum())
-        best = value if best is None else max(best, value)
-    return best
+    return max(values, default=None)
 
 
 def test_offset_classes_are_the_groups_told_apart_by_columns():
