@@ -331,14 +331,20 @@ def _cut_disagreement(members, baseline, weights):
     return below + above
 
 
-def _front(excess, gain, slack):
-    """The cuts within ``slack`` that no other beats on both excess errors
-    and gain: (excess, gain, cut) by increasing excess."""
+def _pareto(excess, gain, slack):
+    """Indices of the entries within ``slack`` that no other beats on both
+    excess errors and gain, by increasing excess."""
     within = np.flatnonzero(excess <= slack + TOLERANCE)
     order = within[np.lexsort((-gain[within], excess[within]))]
     g = gain[order]
-    kept = g > np.concatenate([[-np.inf], np.maximum.accumulate(g)[:-1]])
-    return excess[order][kept], g[kept], order[kept]
+    return order[g > np.concatenate([[-np.inf], np.maximum.accumulate(g)[:-1]])]
+
+
+def _front(excess, gain, slack):
+    """The cuts of one class on the front within ``slack``: (excess, gain,
+    cut) by increasing excess."""
+    kept = _pareto(excess, gain, slack)
+    return excess[kept], gain[kept], kept
 
 
 def _combine(front, cuts, slack):
@@ -348,11 +354,7 @@ def _combine(front, cuts, slack):
     e_cuts, g_cuts, index = cuts
     excess = (e_front[:, None] + e_cuts[None, :]).ravel()
     gain = (g_front[:, None] + g_cuts[None, :]).ravel()
-    pairs = np.arange(excess.size)
-    within = pairs[excess <= slack + TOLERANCE]
-    order = within[np.lexsort((-gain[within], excess[within]))]
-    g = gain[order]
-    kept = order[g > np.concatenate([[-np.inf], np.maximum.accumulate(g)[:-1]])]
+    kept = _pareto(excess, gain, slack)
     rows, cols = np.divmod(kept, e_cuts.size)
     return excess[kept], gain[kept], np.column_stack([chosen[rows], index[cols]])
 
@@ -429,10 +431,10 @@ def offset_ascent_models(
     movable = np.ones(enc.p, dtype=bool)
     movable[classes.columns] = False
     rng = np.random.default_rng(seed)
+    own_cuts = search.most_disagreement(start.w, baseline, weights, budget)
     found = []
     for _ in range(ASCENT_RESTARTS):
-        direction = np.array(start.w, dtype=float)
-        best = search.most_disagreement(direction, baseline, weights, budget)
+        direction, best = np.array(start.w, dtype=float), own_cuts
         since_gain = 0
         for _ in range(ASCENT_STEPS):
             if since_gain >= ASCENT_PATIENCE or (
