@@ -27,6 +27,7 @@ from sklearn_multiplicity import MultiplicityAuditor
 from sklearn_multiplicity._engine._offsets import offset_classes
 from sklearn_multiplicity._mip import _formulations
 from sklearn_multiplicity._mip._encoding import encode
+from sklearn_multiplicity.constraints import GroupRateGap
 
 #: Errors per selected person that each envelope row trades.
 SLOPES = (-0.6, -0.4, -0.25, -0.1, 0.1, 0.25, 0.4, 0.6)
@@ -43,7 +44,7 @@ def envelope_rows(session, time_limit):
     free = encode(prob, enc.hypothesis)  # same variables, no gap rows
     backend = copy.copy(session.solvers.backend)
     backend.time_limit = time_limit
-    error = prob.negative_weight - prob.positive_weight
+    errors, _ = enc.error_objective()
     rows, lower = [], []
     start = time.perf_counter()
     for g, c in enumerate(classes.group_class):
@@ -53,7 +54,7 @@ def envelope_rows(session, time_limit):
         offset = float(prob.positive_weight[members].sum())
         for beta in SLOPES:
             objective = np.zeros(enc.n_vars)
-            objective[z0 : z0 + k] = np.where(members, error, 0.0)
+            objective[z0 : z0 + k] = np.where(members, errors[z0 : z0 + k], 0.0)
             objective[z0 : z0 + k] -= beta * gap.share[g][:k]
             mip = free.mip(
                 objective, offset, maximize=False, integral=False,
@@ -68,7 +69,7 @@ def envelope_rows(session, time_limit):
 def window_bound(session, max_gap, width):
     """The least LP bound over rate windows of ``width``, and its window."""
     enc = session.enc
-    gap = enc.constraints[0]
+    gap = offset_classes(enc).gap
     k, z0 = enc.n_train, enc.z_offset
     totals = gap.share.sum(axis=1)
     A = np.zeros((len(totals), enc.n_vars))
@@ -90,8 +91,6 @@ def main():
     p.add_argument("--width", type=float, default=0.02)
     p.add_argument("--envelope-time-limit", type=float, default=20.0)
     args = p.parse_args()
-    from sklearn_multiplicity.constraints import GroupRateGap
-
     X, y, groups = load(args.data)
     print(f"COMPAS: {X.shape[0]} rows; {machine()}; gap {args.gap}")
     auditor = MultiplicityAuditor(
