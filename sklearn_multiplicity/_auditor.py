@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._baseline import Baseline, BaselineDelegationMixin, fit_baseline
 from ._classifier import SOLVER_CONSTRAINTS, ZeroOneLinearClassifier
+from ._core import TOLERANCE
 from ._core._validation import check_binary_target, check_weights, resolve_threads
 from ._engine import STRATEGIES, AuditSession, Deadline
 from ._exceptions import ProblemSizeWarning
@@ -123,6 +124,11 @@ class MultiplicityAuditor(
     min_error_bounds_ : tuple of float
         Certified ``(lower, upper)`` on the fewest weighted errors of the
         class.
+    baseline_constant_class_ : object or None
+        The class the baseline predicts for every training row (of positive
+        weight) when it predicts only one, else ``None``. The level set is
+        then built around a model that gives everyone the same decision
+        (``fit`` warns, with ``min_error_bounds_``).
     n_patterns_ : int
         Distinct training patterns in the audit space.
     n_identities_ : int
@@ -265,7 +271,11 @@ class MultiplicityAuditor(
         self.n_identities_ = session.enc.n_identities
         self.hypothesis_class_ = session.hypothesis.describe()
         self.constraints_ = session.constraints
+        self.baseline_constant_class_ = _constant_class(
+            predictions[weight > 0], self.classes_
+        )
         _warn_if_outside_class(session, fit.lower_bound, self.baseline_errors_)
+        _warn_if_constant(self)
         return self
 
     def _default(self):
@@ -475,6 +485,59 @@ def _warn_if_outside_class(session, lower_bound, baseline_errors):
         "The baseline makes fewer errors than any model of the hypothesis "
         f"class ({session.hypothesis.describe()}); small level sets may be "
         f"empty. {remedy}.",
+        UserWarning,
+        stacklevel=4,
+    )
+
+
+def _constant_class(predictions, classes):
+    """The class of every prediction when there is only one, else ``None``.
+
+    ``predictions`` are booleans (``True``: ``classes[1]``).
+    """
+    if predictions.all():
+        return classes[1]
+    if not predictions.any():
+        return classes[0]
+    return None
+
+
+def _warn_if_constant(auditor):
+    """Say when the baseline gives every training row the same decision.
+
+    Ambiguity and discrepancy then count the people that models within the
+    tolerance of one-class-for-everyone decide otherwise: a question about
+    that model, which the minimum error of the class puts in perspective.
+    """
+    label = auditor.baseline_constant_class_
+    if label is None:
+        return
+    label = label.item() if isinstance(label, np.generic) else label
+    lower, upper = auditor.min_error_bounds_
+    errors = auditor.baseline_errors_
+    remedy = ""
+    if lower >= errors - TOLERANCE:
+        best = f"No model of the class makes fewer errors (certified: {lower:g})."
+    else:
+        band, fewer = f"{lower:g}", f"{errors - lower:g}"
+        if upper - lower > TOLERANCE:
+            band = f"in [{lower:g}, {upper:g}]"
+            fewer = f"{max(errors - upper, 0.0):g} to {fewer}"
+        best = (
+            f"The certified minimum error of the class is {band}: {fewer} fewer "
+            "errors than the baseline."
+        )
+        remedy = (
+            " A baseline closer to the minimum error (less regularisation; for "
+            "the default baseline, more time for its minimum-error MIP) gives a "
+            "level set of better models."
+        )
+    warnings.warn(
+        f"The baseline is constant: it predicts {label!r} for every training "
+        f"row ({errors:g} training errors, {auditor.baseline_error_:.2%}). "
+        f"{best} The level set is built around this model: ambiguity and "
+        "discrepancy count the people whom models within the tolerance of its "
+        f"error decide otherwise than {label!r}.{remedy}",
         UserWarning,
         stacklevel=4,
     )

@@ -117,10 +117,8 @@ class PathMixin:
                 self.verbose, n_open, "discrepancy path", "tolerance"
             )
             discrepancy.path(budgets, deadline=deadline, progress=progress)
-        ambiguity = [session.ambiguity_bounds(budget) for budget in budgets]
-        self.path_ = path_frame(
-            epsilons, extras, budgets, ambiguity, discrepancy.envelope(budgets)
-        )
+        ambiguity, disc = session.path_bounds(budgets, discrepancy.envelope(budgets))
+        self.path_ = path_frame(epsilons, extras, budgets, ambiguity, disc)
         return self.path_
 
     def _per_class_path(self, max_eps, step, deadline):
@@ -133,23 +131,28 @@ class PathMixin:
         session.certify_ambiguity(
             session.level_set.budget(steps[-1][1]), deadline.share(LARGEST_SHARE)
         )
-        rows = []
-        for common, eps in steps:
+        budgets, discrepancy = [], []
+        for _, eps in steps:
             budget = session.level_set.budget(eps)
             session.certify_ambiguity(budget, deadline)
-            ambiguity = session.ambiguity_bounds(budget)
-            discrepancy = session.discrepancy_bounds(budget, deadline=deadline)
-            rows.append(
-                {
-                    "epsilon": common,
-                    **eps.columns(),
-                    "false_positives_budget": budget.false_positives,
-                    "false_negatives_budget": budget.false_negatives,
-                    **bounds_columns("ambiguity", ambiguity),
-                    **bounds_columns("discrepancy", discrepancy.bounds),
-                    "certified": bool(
-                        ambiguity.certified and discrepancy.bounds.certified
-                    ),
-                }
+            budgets.append(budget)
+            discrepancy.append(
+                session.discrepancy_bounds(budget, deadline=deadline).bounds
             )
+        # Both rates grow along the steps: the bounds are monotone along them.
+        ambiguity, discrepancy = session.path_bounds(budgets, discrepancy)
+        rows = [
+            {
+                "epsilon": common,
+                **eps.columns(),
+                "false_positives_budget": budget.false_positives,
+                "false_negatives_budget": budget.false_negatives,
+                **bounds_columns("ambiguity", amb),
+                **bounds_columns("discrepancy", disc),
+                "certified": bool(amb.certified and disc.certified),
+            }
+            for (common, eps), budget, amb, disc in zip(
+                steps, budgets, ambiguity, discrepancy, strict=True
+            )
+        ]
         return pd.DataFrame(rows)

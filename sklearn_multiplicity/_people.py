@@ -130,8 +130,15 @@ class PeopleMixin:
     def ambiguous(self, X, eps=None):
         """Whether a level-set model gives each new person the other prediction.
 
-        One flip MIP per distinct new pattern not already flipped by a known
-        model of the level set.
+        A model of the level set predicts a person ``classes_[1]`` iff its
+        score is above 0, for new people as for everyone (the margin of the
+        hypothesis class constrains training people only). Each distinct
+        person not already flipped by a known model of the level set is
+        asked alone, in MIPs of the training data plus a row on that
+        person's score: the answer depends on that person and the training
+        data only, never on who else is in ``X``. What the MIPs find (models
+        of the level set) and prove (people no model within the tolerance
+        flips) is kept, so asking again costs nothing.
 
         Parameters
         ----------
@@ -164,11 +171,14 @@ class PeopleMixin:
         Returns
         -------
         ndarray of bool, shape (n_samples, 2)
-            Column ``i`` says whether some model of the level set predicts
-            ``classes_[i]``: one label (the baseline's) for people no model
-            flips, both for contestable people. A person whose flip a limit
-            left unsettled gets both labels (a singleton is always
-            certified), with a :class:`CertificationWarning`.
+            A mask over ``classes_`` (as MAPIE's prediction sets), not the
+            labels themselves: column ``i`` says whether some model of the
+            level set predicts ``classes_[i]``. One label (the baseline's)
+            for people no model flips, both for contestable people (see
+            :meth:`ambiguous` for the rule). A person whose flip a limit left
+            unsettled gets both labels (a singleton is always certified),
+            with a :class:`CertificationWarning`. The label sets are
+            ``[self.classes_[row] for row in mask]``.
         """
         decided, undecided, baseline = self._new_people(X, eps)
         sets = np.zeros((baseline.size, 2), dtype=bool)
@@ -219,25 +229,42 @@ class PeopleMixin:
         session = self.session_
         with capped(deadline):  # one request: every step ends by its deadline
             budget = self._settle(eps)  # every group's flags at once
-            overall = {
-                "n": session.problem.total_weight,
-                **bounds_columns("ambiguity", session.ambiguity_bounds(budget)),
-                **bounds_columns("discrepancy", self._discrepancy(eps).bounds),
-            }
-            rows = []
-            for g in np.unique(self.groups_):
-                weights = session.pattern_weights(self.groups_ == g, self._row_weight)
-                amb = session.ambiguity_bounds(budget, weights)
-                disc = self._discrepancy(eps, weights=weights, key=f"group {g}")
-                rows.append(
-                    {
-                        "group": g,
-                        "n": float(weights.sum()),
-                        **bounds_columns("ambiguity", amb),
-                        **bounds_columns("discrepancy", disc.bounds),
-                    }
+            overall = (
+                session.ambiguity_bounds(budget),
+                self._discrepancy(eps).bounds,
+            )
+            labels, weights, groups = np.unique(self.groups_), [], []
+            for g in labels:
+                weights.append(
+                    session.pattern_weights(self.groups_ == g, self._row_weight)
                 )
-        return frame_from_rows(overall, rows, eps)
+                groups.append(
+                    (
+                        session.ambiguity_bounds(budget, weights[-1]),
+                        self._discrepancy(
+                            eps, weights=weights[-1], key=f"group {g}"
+                        ).bounds,
+                    )
+                )
+        overall, groups = session.group_bounds(budget, overall, groups, weights)
+        rows = [
+            {
+                "group": g,
+                "n": float(w.sum()),
+                **bounds_columns("ambiguity", amb),
+                **bounds_columns("discrepancy", disc),
+            }
+            for g, w, (amb, disc) in zip(labels, weights, groups, strict=True)
+        ]
+        return frame_from_rows(
+            {
+                "n": session.problem.total_weight,
+                **bounds_columns("ambiguity", overall[0]),
+                **bounds_columns("discrepancy", overall[1]),
+            },
+            rows,
+            eps,
+        )
 
 
 def warn_uncertified(what, eps):

@@ -55,16 +55,15 @@ class RequestMixin:
     def coefficient_ranges(self, eps=None):
         """Least and largest weight of every feature over the level set.
 
-        Two MIPs per weight of the canonical representation (the documented
-        normalisation: see ``hypothesis_class_``; columns that are affine
-        combinations of others carry no weight and are left out), after
-        ambiguity at ``eps`` (whose unflippable patterns keep the baseline's
-        label in every level-set model) and one minimum-error MIP per sign
-        that no known level-set model shows (infeasible: the sign is stable).
-        Ends those MIPs leave open are narrowed by bisection: minimum-error
-        MIPs with the weight bounded at a threshold, each either finding a
-        model of the level set beyond it or proving there is none (a proof a
-        second solver confirms).
+        Two MIPs per weight of the canonical representation (columns that are
+        affine combinations of others carry no weight and are left out),
+        after ambiguity at ``eps`` (whose unflippable patterns keep the
+        baseline's label in every level-set model) and one minimum-error MIP
+        per sign that no known level-set model shows (infeasible: the sign is
+        stable). Ends those MIPs leave open are narrowed by bisection:
+        minimum-error MIPs with the weight bounded at a threshold, each
+        either finding a model of the level set beyond it or proving there is
+        none (a proof a second solver confirms).
 
         Parameters
         ----------
@@ -75,31 +74,59 @@ class RequestMixin:
         Returns
         -------
         pandas.DataFrame
-            One row per feature: ``feature``, ``min`` and ``max`` (the
+            One row per feature: ``feature``, ``min`` and ``max`` (weights
+            in the normalisation of the hypothesis class, see Notes: the
             certified values, or inner bounds when a limit stopped a MIP),
-            ``min_lower``, ``min_upper``, ``max_lower``, ``max_upper``
-            (certified bounds), ``sign`` (``"non-negative"``,
-            ``"non-positive"``, ``"either"`` or ``"unknown"``: stable when
-            every model of the level set keeps it), ``certified`` (both
-            ends' bounds at most ``1e-5`` apart, ten times the tolerance
-            within which a solver's model counts as one of the class), and
-            ``min_model``, ``max_model`` (fitted level-set models attaining
-            the inner ends, or ``None``).
+            ``scale``, ``min_original`` and ``max_original`` (the same ends
+            per unit of the audited feature), ``min_lower``,
+            ``min_upper``, ``max_lower``, ``max_upper`` (certified bounds),
+            ``sign`` (``"non-negative"``, ``"non-positive"``, ``"either"``
+            or ``"unknown"``: stable when every model of the level set keeps
+            it), ``certified`` (both ends' bounds at most ``1e-5`` apart, ten
+            times the tolerance within which a solver's model counts as one
+            of the class), and ``min_model``, ``max_model`` (fitted
+            level-set models attaining the inner ends, or ``None``).
+
+        Notes
+        -----
+        A linear classifier is unchanged by a positive rescaling of its
+        weights and intercept, so a weight has a range only once the scale
+        of the model is fixed: here, by the normalisation of the hypothesis
+        class (``hypothesis_class_``). ``min``, ``max`` and the four bounds
+        are weights of the canonical feature: with continuous weights, the
+        feature min-max scaled over the training rows, ``(x - min(x)) /
+        scale`` with ``scale = max(x) - min(x)``, every weight in
+        ``[-1, 1]``; with integer weights, the feature itself (``scale`` is
+        1), every weight an integer in ``[-max_weight, max_weight]``.
+        ``min_original = min / scale`` and ``max_original = max / scale``
+        are the same ends per unit of the feature as the audited estimator
+        sees it (for a Pipeline, its transformed features): the coefficients
+        that ``min_model`` and ``max_model`` have on it. Divide a bound by
+        ``scale`` for its value in those units. Scaled ranges compare
+        features of different units; original-unit ranges say how far the
+        score of a model so normalised moves per unit of the feature.
         """
         _, budget, deadline = self._request(eps)
         session = self.session_
         names = getattr(self, "feature_names_in_", None)
         audit_names = self._fitted_baseline.feature_names
         names = audit_names if audit_names is not None else names
+        problem, scaled = session.problem, session.hypothesis.scaled
         rows = []
         for end in session.coefficient_ranges(budget, deadline):
-            column = int(session.problem.kept_columns[end.feature])
+            column = int(problem.kept_columns[end.feature])
             least, largest = end.least, end.largest
+            # The class's canonical feature is (x - offset) / scale: a weight
+            # w on it is w / scale per unit of x (as ``to_original`` maps it).
+            scale = float(problem.scale[end.feature]) if scaled else 1.0
             rows.append(
                 {
                     "feature": column if names is None else names[column],
                     "min": least.upper,
                     "max": largest.lower,
+                    "scale": scale,
+                    "min_original": least.upper / scale,
+                    "max_original": largest.lower / scale,
                     "min_lower": least.lower,
                     "min_upper": least.upper,
                     "max_lower": largest.lower,
@@ -110,7 +137,8 @@ class RequestMixin:
                     "max_model": self._model_or_none(end.largest_model),
                 }
             )
-        columns = ["feature", "min", "max", "min_lower", "min_upper"]
+        columns = ["feature", "min", "max", "scale", "min_original", "max_original"]
+        columns += ["min_lower", "min_upper"]
         columns += ["max_lower", "max_upper", "sign", "certified"]
         columns += ["min_model", "max_model"]
         return pd.DataFrame(rows, columns=columns)

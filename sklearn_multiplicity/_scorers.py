@@ -1,23 +1,51 @@
 """Scorers reporting held-out multiplicity in ``cross_validate``."""
 
 import numpy as np
+from sklearn.pipeline import Pipeline
 
 from ._auditor import MultiplicityAuditor
 
 
-def _auditor_of(estimator):
-    if isinstance(estimator, MultiplicityAuditor):
-        return estimator
-    steps = getattr(estimator, "steps", None)
-    if steps and isinstance(steps[-1][1], MultiplicityAuditor):
+def audited(estimator, X, auditor_class, scorers):
+    """The auditor ending ``estimator`` and ``X`` as that auditor sees it.
+
+    Parameters
+    ----------
+    estimator : auditor or Pipeline
+        A fitted ``auditor_class``, or a Pipeline (possibly nested) whose
+        last step is one.
+    X : array-like of shape (n_samples, n_features)
+        People as ``estimator`` takes them.
+    auditor_class : type
+        The auditor the scorer reads.
+    scorers : str
+        The scorers' name, for the error.
+
+    Returns
+    -------
+    auditor : auditor_class
+    X : array-like
+        ``X`` passed through the steps before the auditor.
+    """
+    final = estimator
+    while isinstance(final, Pipeline):
+        # The steps before the auditor map people into its input space.
+        if len(final) > 1:
+            X = final[:-1].transform(X)
+        final = final[-1]
+    if not isinstance(final, auditor_class):
+        got = type(final).__name__
+        if final is not estimator:
+            got = f"a Pipeline ending in {got}"
         raise TypeError(
-            "Put the MultiplicityAuditor outermost (audit a Pipeline by passing it "
-            "as the auditor's estimator) so that scorers see the audited space."
+            f"{scorers} need a fitted {auditor_class.__name__} (or a Pipeline "
+            f"ending in one), got {got}."
         )
-    raise TypeError(
-        f"Multiplicity scorers need a fitted MultiplicityAuditor, got "
-        f"{type(estimator).__name__}."
-    )
+    return final, X
+
+
+def _audited(estimator, X):
+    return audited(estimator, X, MultiplicityAuditor, "Multiplicity scorers")
 
 
 def ambiguity_scorer(eps=None):
@@ -37,8 +65,10 @@ def ambiguity_scorer(eps=None):
     Returns
     -------
     callable
-        ``scorer(auditor, X, y) -> float``, usable in ``scoring=`` of
-        :func:`~sklearn.model_selection.cross_validate`.
+        ``scorer(estimator, X, y) -> float``, usable in ``scoring=`` of
+        :func:`~sklearn.model_selection.cross_validate`. ``estimator`` is a
+        fitted :class:`MultiplicityAuditor` or a Pipeline (possibly nested) ending
+        in one; ``X`` then passes through the steps before it.
 
     See Also
     --------
@@ -67,7 +97,8 @@ def ambiguity_scorer(eps=None):
     """
 
     def ambiguity(estimator, X, y=None):
-        return float(np.mean(_auditor_of(estimator).ambiguous(X, eps)))
+        auditor, X = _audited(estimator, X)
+        return float(np.mean(auditor.ambiguous(X, eps)))
 
     return ambiguity
 
@@ -88,8 +119,10 @@ def discrepancy_scorer(eps=None):
     Returns
     -------
     callable
-        ``scorer(auditor, X, y) -> float``, usable in ``scoring=`` of
-        :func:`~sklearn.model_selection.cross_validate`.
+        ``scorer(estimator, X, y) -> float``, usable in ``scoring=`` of
+        :func:`~sklearn.model_selection.cross_validate`. ``estimator`` is a
+        fitted :class:`MultiplicityAuditor` or a Pipeline (possibly nested) ending
+        in one; ``X`` then passes through the steps before it.
 
     See Also
     --------
@@ -109,7 +142,7 @@ def discrepancy_scorer(eps=None):
     """
 
     def discrepancy(estimator, X, y=None):
-        auditor = _auditor_of(estimator)
+        auditor, X = _audited(estimator, X)
         model = auditor.discrepancy_model(eps)
         if model is None:
             return 0.0

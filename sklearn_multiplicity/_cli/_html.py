@@ -73,6 +73,7 @@ def render_html(report, data, images):
     esc = html.escape
     base = data["baseline"]
     low, high = base["min_error"]["lower"], base["min_error"]["upper"]
+    constant = report.constant_baseline_words()
     certified = (
         "All values are certified."
         if data["certified"]
@@ -86,6 +87,7 @@ def render_html(report, data, images):
         "<h1>Predictive multiplicity audit</h1>",
         f"<p>{esc(report.summary().splitlines()[0])}</p>",
         f"<p>{certified}</p>",
+        *([] if constant is None else [f'<p class="warn">{esc(constant)}</p>']),
         "<h2>Measures</h2>",
         f"<p>Level set: models of <em>{esc(data['hypothesis_class'])}</em> with "
         f"{budget_words(report.budget)} (baseline {base['errors']:g} errors, "

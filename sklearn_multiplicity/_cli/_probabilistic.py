@@ -104,6 +104,11 @@ def run_probabilistic_audit(
     )
 
 
+def _pinned(lower, upper):
+    """Whether a measure's certified bounds pin its value."""
+    return upper - lower <= 1e-12
+
+
 @dataclasses.dataclass(eq=False)
 class ProbabilisticReport:
     """A completed probabilistic audit: ranges, measures and their models.
@@ -132,14 +137,24 @@ class ProbabilisticReport:
     @property
     def certified(self):
         """Whether every range and both measures are pinned."""
-        pinned = all(hi - lo <= 1e-12 for lo, hi in self.bounds.values())
-        return bool(self.ranges["certified"].all()) and pinned
+        return not self._unpinned()
+
+    def _unpinned(self):
+        """What is not pinned, in words: the ranges, then each measure."""
+        n = len(self.ranges)
+        pinned = int(self.ranges["certified"].sum())
+        parts = [] if pinned == n else [f"{n - pinned} of {n} ranges"]
+        return parts + [
+            f"{name} (bounds only: [{lo:.4f}, {hi:.4f}])"
+            for name, (lo, hi) in self.bounds.items()
+            if not _pinned(lo, hi)
+        ]
 
     def measures(self):
         """Measures with their certified bounds (index: measure)."""
         rows = {}
         for name, (lo, hi) in self.bounds.items():
-            status = "certified" if hi - lo <= 1e-12 else "bounds"
+            status = "certified" if _pinned(lo, hi) else "bounds"
             rows[name] = {"value": lo, "lower": lo, "upper": hi, "status": status}
         a = self.auditor
         for delta in (0.05, 0.1, 0.2):
@@ -228,6 +243,13 @@ class ProbabilisticReport:
         """The report as plain text for the terminal."""
         a, d = self.auditor, self.dataset
         r = self.ranges
+        # The ranges and each measure are pinned apart: name what is open.
+        unpinned = self._unpinned()
+        status = (
+            "Not certified: " + ", ".join(unpinned)
+            if unpinned
+            else "All certified: every range, " + " and ".join(self.bounds)
+        )
         lines = [
             f"Probabilistic audit of {d['source']}: {len(r)} people, "
             f"{len(d['feature_names'])} features, target {d.get('target')!r} "
@@ -239,8 +261,8 @@ class ProbabilisticReport:
             self.measures().to_string(float_format=lambda v: f"{v:.4f}"),
             "",
             f"Viable prediction ranges: median width {r['width'].median():.4f}, "
-            f"{int(r['certified'].sum())} of {len(r)} certified within "
-            f"{a.tol:g} ({'all certified' if self.certified else 'NOT all'})",
+            f"{int(r['certified'].sum())} of {len(r)} certified within {a.tol:g}",
+            status,
         ]
         groups = self.group_table()
         if groups is not None:

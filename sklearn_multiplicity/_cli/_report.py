@@ -287,18 +287,33 @@ class AuditReport:
             point of the path and every group's measures have bounds that
             pin their value.
         """
-        checks = [
-            is_certified(*self.auditor.min_error_bounds_),
-            bool(self.path["certified"].all()),
+        return not self.open_values()
+
+    def open_values(self):
+        """What the report leaves open: one phrase per value whose bounds do
+        not pin it (empty when every value is certified).
+
+        Returns
+        -------
+        list of str
+        """
+        open_values = []
+        if not is_certified(*self.auditor.min_error_bounds_):
+            open_values.append("the minimum error")
+        open_values += [
+            name for name, bounds in self.bounds.items() if not is_certified(*bounds)
         ]
-        checks += [is_certified(*b) for b in self.bounds.values()]
+        n_open = int((~self.path["certified"].astype(bool)).sum())
+        if n_open:
+            open_values.append(f"{n_open} of {len(self.path)} path tolerances")
         if self.frame is not None:
             by = self.frame.by_group
-            checks += [
-                bool(is_certified(by[f"{m}_lower"], by[f"{m}_upper"]).all())
-                for m in MEASURES
-            ]
-        return all(checks)
+            for m in MEASURES:
+                pinned = is_certified(by[f"{m}_lower"], by[f"{m}_upper"])
+                if not np.all(pinned):
+                    groups = ", ".join(str(g) for g in by.index[~np.asarray(pinned)])
+                    open_values.append(f"{m} of group(s) {groups}")
+        return open_values
 
     @property
     def per_class(self):
@@ -311,6 +326,29 @@ class AuditReport:
             return self.auditor.baseline_errors_
         rates = self.error_rates()
         return ClassBudget(rates["false_positives"], rates["false_negatives"])
+
+    def constant_baseline_words(self):
+        """What a constant baseline means for the audit, or ``None``.
+
+        Returns
+        -------
+        str or None
+            When the baseline predicts one class for every training row,
+            a sentence naming the class and the certified minimum error of
+            the class beside the baseline's errors; else ``None``.
+        """
+        a = self.auditor
+        label = a.baseline_constant_class_
+        if label is None:
+            return None
+        lo, hi = a.min_error_bounds_
+        return (
+            f"WARNING: the baseline is constant: it predicts {plain(label)!r} for "
+            f"all {self.evidence.shape[0]} people ({a.baseline_errors_:g} "
+            f"errors; the class's certified minimum is [{lo:g}, {hi:g}]). The "
+            "level set is built around it: the measures count the people whom "
+            f"models of the level set decide otherwise than {plain(label)!r}."
+        )
 
     def _level_set(self):
         """Tolerance, extra errors and budget of the level set, JSON-ready."""
@@ -380,6 +418,8 @@ class AuditReport:
                     "estimator": type(unwrap(auditor.estimator_)).__name__,
                     "errors": auditor.baseline_errors_,
                     "error": auditor.baseline_error_,
+                    "constant": auditor.baseline_constant_class_ is not None,
+                    "constant_class": auditor.baseline_constant_class_,
                     "min_error": {
                         "lower": lo,
                         "upper": hi,
@@ -429,6 +469,7 @@ class AuditReport:
         lo, hi = a.min_error_bounds_
         n = self.evidence.shape[0]
         d = self.dataset
+        constant = self.constant_baseline_words()
         lines = [
             f"Audit of {d['source']}: {n} people, {len(d['feature_names'])} "
             f"features, target {d['target']!r} (positive class "
@@ -437,6 +478,7 @@ class AuditReport:
             f"Baseline ({type(unwrap(a.estimator_)).__name__}): "
             f"{a.baseline_errors_:g} training errors ({a.baseline_error_:.2%})",
             f"Baseline error rates: {rates_line(self.error_rates())}",
+            *([] if constant is None else [constant]),
             "Constraints in force: " + ("; ".join(a.constraints_) or "none"),
             f"Certified minimum error of the class: [{lo:g}, {hi:g}] errors "
             f"({status_label(lo, hi)})",
@@ -462,12 +504,15 @@ class AuditReport:
                 "",
                 f"Abstaining on contestable people of {n}: {abstention_line(a_)}",
             ]
-        status = "all certified" if self.certified else "NOT all certified"
+        open_values = self.open_values()
         lines += [
             "",
             f"Contestable people: {int(self.evidence['contestable'].sum())} "
-            f"certified, {int(self.evidence['undecided'].sum())} undecided "
-            f"({status})",
+            f"certified contestable, {int(self.evidence['undecided'].sum())} "
+            "undecided (a limit stopped their MIPs)",
+            "Not certified (bounds only): " + "; ".join(open_values)
+            if open_values
+            else "Every value above is certified.",
             "Timings: " + ", ".join(f"{k} {v:.1f} s" for k, v in self.timings.items()),
         ]
         return "\n".join(lines)

@@ -189,7 +189,17 @@ def run_audit(
             "sampling",
             lambda: _sample(auditor, X, y, epsilon, n_models, random_state, deadline),
         )
-    path, bounds, frame = done["path"], done["measures"], done.get("groups")
+        # A later stage may have tightened what an earlier one read: one
+        # last reading, with no solver time, reports the tightest bounds
+        # known, the group table's and the measures' alike.
+        with capped(Deadline(0.0)):
+            bounds = {
+                **done["measures"],
+                "ambiguity": auditor.ambiguity_bounds(epsilon),
+                "discrepancy": auditor.discrepancy_bounds(epsilon),
+            }
+            frame = None if groups is None else auditor.by_group(epsilon)
+    path = done["path"]
     timings = {**stages.timings, "total": sum(stages.timings.values())}
     return AuditReport(
         auditor=auditor,

@@ -13,6 +13,13 @@ from ._models import (
     verify,
 )
 from ._problem import PatternProblem, affinely_independent_columns
+from ._relations import (
+    across_groups,
+    along_budgets,
+    disagreement_cap,
+    overall_error,
+    within_level_set,
+)
 from ._results import Bounds, MIPLogEntry, Status, certified
 
 __all__ = [
@@ -27,14 +34,19 @@ __all__ = [
     "ModelPool",
     "PatternProblem",
     "Status",
+    "across_groups",
     "admits",
     "affinely_independent_columns",
+    "along_budgets",
     "certified",
     "constant_models",
+    "disagreement_cap",
     "error_ceiling",
     "in_class",
     "logistic_fit",
     "logistic_model",
     "make_hypothesis_class",
+    "overall_error",
     "verify",
+    "within_level_set",
 ]

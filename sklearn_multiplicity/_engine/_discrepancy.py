@@ -197,6 +197,12 @@ class DiscrepancyCertifier:
         if request.total <= 0:
             request.answer = DiscrepancyResult(Bounds(0.0, 0.0), None)
             return request
+        request.best, request.lower = state.best_within(budget, weights)
+        request.upper = self.known_upper([budget], weights, key)[0]
+        if request.lower >= request.upper - TOLERANCE:
+            # Certified by what is known (a pooled model meets a relation).
+            request.answer = self.settle(request, None)
+            return request
         if self._by_support(request, deadline.share(SUPPORT_SHARE)):
             return request
         if not deadline.expired():
@@ -255,7 +261,7 @@ class DiscrepancyCertifier:
                 ),
             )
         request.best, request.lower = state.best_within(budget, weights)
-        request.upper = self.proven_upper(budget, key)[0] * request.total
+        request.upper = self.known_upper([budget], weights, key)[0]
         if request.upper < request.lower - TOLERANCE:
             # A verified model refutes a bound claimed at a larger budget.
             request.upper = request.total
@@ -437,7 +443,7 @@ class DiscrepancyCertifier:
             n_within = np.searchsorted(errors[order], budgets + TOLERANCE, side="right")
             some = n_within > 0
             lower[some] = best[n_within[some] - 1]
-        upper = self.proven_upper(budgets)
+        upper = self.known_upper(budgets) / total
         for (cached_budget, key), result in state.discrepancies.items():
             if key == "all":
                 below = cached_budget <= budgets + TOLERANCE
@@ -446,6 +452,32 @@ class DiscrepancyCertifier:
             Bounds(float(lo), float(max(lo, up)))
             for lo, up in zip(lower, upper, strict=True)
         ]
+
+    def known_upper(self, budgets, weights=None, key="all"):
+        """Most weight a model within each of ``budgets`` can flip, from what
+        is known without a MIP: bounds proven at or above each budget
+        (:meth:`proven_upper`), the weight of the patterns not proven
+        unflippable (discrepancy is at most ambiguity) and ``err(h0) +
+        budget`` (where a model and the baseline disagree, one of them errs;
+        see :mod:`.._core._relations`).
+
+        Returns
+        -------
+        ndarray of shape (n_budgets,)
+            In units of weight.
+        """
+        state = self.state
+        budgets = np.atleast_1d(np.asarray(budgets, dtype=float))
+        weights = state.problem.pattern_weight if weights is None else weights
+        total = float(weights.sum())
+        related = [
+            min(
+                float(weights[state.maybe_flippable(budget)].sum()),
+                state.baseline_errors + budget,
+            )
+            for budget in budgets
+        ]
+        return np.minimum(self.proven_upper(budgets, key) * total, related)
 
     def proven_upper(self, budgets, key="all"):
         """Smallest upper bounds (shares) proven for ``key`` at or above ``budgets``.

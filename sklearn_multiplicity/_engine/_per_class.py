@@ -20,7 +20,7 @@ from functools import partial
 
 import numpy as np
 
-from .._core import TOLERANCE, Bounds, Status, verify
+from .._core import TOLERANCE, Bounds, Status, overall_error, verify
 from ._ambiguity import DESCENT_SHARE
 from ._descent import flip_patterns
 from ._discrepancy import DiscrepancyResult, disagreement_mip
@@ -201,8 +201,10 @@ class ClassBudgetCertifier:
         """The most weight a model within ``budget`` can flip, from what is
         proven: only the patterns ``maybe`` (not proven unflippable) can
         flip, and a bound proven within a pair no smaller in either kind of
-        error holds here."""
+        error holds here; and a model disagrees with the baseline only where
+        one of the two errs (:mod:`.._core._relations`)."""
         upper = float(weights[maybe].sum())
+        upper = min(upper, self.state.baseline_errors + overall_error(budget))
         total = float(weights.sum())
         for (at, known_key), known in self.discrepancies.items():
             if known_key == key and _dominates(at, budget):

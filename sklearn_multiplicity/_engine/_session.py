@@ -16,8 +16,12 @@ import numpy as np
 from .._core import (
     ClassBudget,
     PatternProblem,
+    across_groups,
+    along_budgets,
+    disagreement_cap,
     make_hypothesis_class,
     verify,
+    within_level_set,
 )
 from .._mip import ConstraintContext, encode
 from ..backends import get_backend
@@ -289,13 +293,87 @@ class AuditSession:
         return self.state.ambiguity_bounds(budget, weights)
 
     def discrepancy_bounds(self, budget, *, weights=None, key="all", deadline=None):
-        """Certified discrepancy at ``budget`` (a :class:`DiscrepancyResult`)."""
+        """Certified discrepancy at ``budget`` (a :class:`DiscrepancyResult`),
+        tightened by the relations with ambiguity (:meth:`related`)."""
         certifier = (
             self.per_class if isinstance(budget, ClassBudget) else self.discrepancy
         )
-        return certifier.discrepancy(
+        result = certifier.discrepancy(
             budget, weights=weights, key=key, deadline=deadline
         )
+        _, bounds = self.related(budget, result.bounds, weights)
+        return dataclasses.replace(result, bounds=bounds)
+
+    def related(self, budget, discrepancy, weights=None):
+        """``(ambiguity, discrepancy)`` bounds at ``budget``, each tightened by
+        the other and by ``err(h0) + budget`` (:mod:`.._core._relations`).
+
+        Every reported pair of bounds goes through here, or through
+        :meth:`path_bounds` and :meth:`group_bounds`, which call it.
+        """
+        ambiguity = self.ambiguity_bounds(budget, weights)
+        return self.related_pair(budget, ambiguity, discrepancy, weights)
+
+    def path_bounds(self, budgets, discrepancy):
+        """Both measures along non-decreasing ``budgets``, related at each
+        budget and made monotone along them.
+
+        Parameters
+        ----------
+        budgets : sequence of float or ClassBudget
+        discrepancy : sequence of Bounds
+            The discrepancy bounds at each budget.
+
+        Returns
+        -------
+        ambiguity, discrepancy : list of Bounds
+        """
+        pairs = [
+            self.related(budget, disc)
+            for budget, disc in zip(budgets, discrepancy, strict=True)
+        ]
+        ambiguity = along_budgets([amb for amb, _ in pairs])
+        discrepancy = along_budgets([disc for _, disc in pairs])
+        # Monotonicity may have moved one measure: relate them once more.
+        pairs = [
+            self.related_pair(budget, amb, disc)
+            for budget, amb, disc in zip(budgets, ambiguity, discrepancy, strict=True)
+        ]
+        return [amb for amb, _ in pairs], [disc for _, disc in pairs]
+
+    def related_pair(self, budget, ambiguity, discrepancy, weights=None):
+        """:meth:`related` with the ambiguity bounds given."""
+        weights = self.problem.pattern_weight if weights is None else weights
+        cap = disagreement_cap(self.state.baseline_errors, budget, weights.sum())
+        return within_level_set(ambiguity, discrepancy, cap)
+
+    def group_bounds(self, budget, overall, groups, group_weights):
+        """Overall and group bounds of both measures at ``budget``, related
+        within each level set and across the groups (a partition).
+
+        Parameters
+        ----------
+        overall : tuple of Bounds
+            ``(ambiguity, discrepancy)`` over all people.
+        groups : list of tuple of Bounds
+            The same for each group.
+        group_weights : list of ndarray
+            Pattern weights of each group.
+
+        Returns
+        -------
+        overall : tuple of Bounds
+        groups : list of tuple of Bounds
+        """
+        sizes = [float(w.sum()) for w in group_weights]
+        for _ in range(2):  # each relation can feed the other once
+            overall = self.related_pair(budget, *overall)
+            groups = [
+                self.related_pair(budget, amb, disc, weights)
+                for (amb, disc), weights in zip(groups, group_weights, strict=True)
+            ]
+            overall, groups = across_groups(overall, groups, sizes)
+        return overall, groups
 
     def flip_evidence(self, budget):
         """Per pattern: baseline prediction, certified flippable, not proven
@@ -367,6 +445,5 @@ class AuditSession:
             patterns,
             baseline_new,
             budget,
-            self.cuts,
             deadline=deadline,
         )

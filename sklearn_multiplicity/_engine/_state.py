@@ -89,6 +89,10 @@ class AuditState:
         Identity rows that each pattern's flip LP needed.
     discrepancies : dict
         Every discrepancy result so far, by ``(budget, key)``.
+    stable_new : dict
+        Budgets at which a person outside the training data is proven to
+        keep the baseline's prediction, by ``(canonical pattern bytes,
+        baseline prediction)``.
     log : list of MIPLogEntry
     """
 
@@ -109,6 +113,7 @@ class AuditState:
         self.flip_rows = {}
         self.pool = ModelPool()
         self.discrepancies = {}
+        self.stable_new = {}
         self.log = []
 
     # -- models ----------------------------------------------------------------

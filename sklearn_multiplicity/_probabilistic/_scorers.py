@@ -2,16 +2,13 @@
 
 import numpy as np
 
+from .._scorers import audited
 from ._auditor import ProbabilisticAuditor
 
 
-def _auditor_of(estimator):
-    if isinstance(estimator, ProbabilisticAuditor):
-        return estimator
-    raise TypeError(
-        "Probabilistic multiplicity scorers need a fitted ProbabilisticAuditor "
-        f"(outermost; audit a Pipeline by passing it as its estimator), got "
-        f"{type(estimator).__name__}."
+def _audited(estimator, X):
+    return audited(
+        estimator, X, ProbabilisticAuditor, "Probabilistic multiplicity scorers"
     )
 
 
@@ -29,8 +26,10 @@ def vpr_width_scorer(eps=None):
     Returns
     -------
     callable
-        ``scorer(auditor, X, y) -> float``, usable in ``scoring=`` of
-        :func:`~sklearn.model_selection.cross_validate`.
+        ``scorer(estimator, X, y) -> float``, usable in ``scoring=`` of
+        :func:`~sklearn.model_selection.cross_validate`. ``estimator`` is a
+        fitted :class:`ProbabilisticAuditor` or a Pipeline (possibly nested) ending
+        in one; ``X`` then passes through the steps before it.
 
     See Also
     --------
@@ -54,7 +53,8 @@ def vpr_width_scorer(eps=None):
     """
 
     def vpr_width(estimator, X, y=None):
-        ranges = _auditor_of(estimator).viable_prediction_range(X, eps)
+        auditor, X = _audited(estimator, X)
+        ranges = auditor.viable_prediction_range(X, eps)
         return float(ranges["width"].mean())
 
     return vpr_width
@@ -77,8 +77,10 @@ def probabilistic_ambiguity_scorer(eps=None, threshold=None):
     Returns
     -------
     callable
-        ``scorer(auditor, X, y) -> float``, usable in ``scoring=`` of
-        :func:`~sklearn.model_selection.cross_validate`.
+        ``scorer(estimator, X, y) -> float``, usable in ``scoring=`` of
+        :func:`~sklearn.model_selection.cross_validate`. ``estimator`` is a
+        fitted :class:`ProbabilisticAuditor` or a Pipeline (possibly nested) ending
+        in one; ``X`` then passes through the steps before it.
 
     See Also
     --------
@@ -98,7 +100,7 @@ def probabilistic_ambiguity_scorer(eps=None, threshold=None):
     """
 
     def probabilistic_ambiguity(estimator, X, y=None):
-        auditor = _auditor_of(estimator)
+        auditor, X = _audited(estimator, X)
         t = auditor.threshold if threshold is None else threshold
         ranges = auditor.viable_prediction_range(X, eps)
         positive = ranges["baseline"] > t

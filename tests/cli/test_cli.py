@@ -132,6 +132,11 @@ def test_audit_writes_every_output(csv, tmp_path, capsys):
     assert html.count("data:image/png;base64,") == 2
     assert "sampling (lower estimate)" in out
     assert "ambiguity" in out and "discrepancy" in out
+    # The baseline tells people apart: nothing to announce.
+    assert len(set(people["baseline"])) == 2
+    assert report["baseline"]["constant"] is False
+    assert report["baseline"]["constant_class"] is None
+    assert "baseline is constant" not in (out + err + html).lower()
 
 
 def test_audit_logistic_auto_epsilon_binarize(tmp_path, capsys):
@@ -392,3 +397,30 @@ def test_running_out_of_memory_ends_in_one_line_with_advice(
     assert err.startswith("error: out of memory.")
     assert "fewer rows" in err
     assert not (tmp_path / "o").exists()
+
+
+def test_a_constant_baseline_is_reported(tmp_path, capsys):
+    # "no" is the majority among smokers and non-smokers alike: the 0-1
+    # optimal baseline predicts "no" for everyone, with 5 + 6 errors.
+    frame = pd.DataFrame(
+        {
+            "smoker": [0] * 15 + [1] * 15,
+            "outcome": ["no"] * 10 + ["yes"] * 5 + ["no"] * 9 + ["yes"] * 6,
+        }
+    )
+    path = tmp_path / "flat.csv"
+    frame.to_csv(path, index=False)
+    out_dir = tmp_path / "out"
+    code, out, err = run(
+        capsys, "audit", path, "--target", "outcome", "--out", out_dir, *FAST
+    )
+    assert code == 0, err
+    report = json.loads((out_dir / "report.json").read_text())
+    baseline = report["baseline"]
+    assert baseline["constant"] is True and baseline["constant_class"] == "no"
+    assert baseline["errors"] == 11 == baseline["min_error"]["lower"]
+    assert "the baseline is constant: it predicts 'no' for all 30 people" in out
+    assert "the class's certified minimum is [11, 11]" in out
+    assert "warning: The baseline is constant: it predicts 'no'" in err
+    html = (out_dir / "report.html").read_text()
+    assert "the baseline is constant: it predicts &#x27;no&#x27;" in html

@@ -1,16 +1,21 @@
 """``sklearn-multiplicity audit --measure probabilistic``."""
 
+import dataclasses
 import json
 
 import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
+from shared_data import SHARED_DATA
 
 from sklearn_multiplicity import ProbabilisticAuditor
 from sklearn_multiplicity._cli import main
 from sklearn_multiplicity._cli._data import load_audit_data
-from sklearn_multiplicity._cli._probabilistic import default_estimator
+from sklearn_multiplicity._cli._probabilistic import (
+    default_estimator,
+    run_probabilistic_audit,
+)
 
 matplotlib.use("Agg")
 
@@ -85,3 +90,82 @@ def test_flags_the_probabilistic_measure_does_not_use_are_named(csv, capsys):
     err = capsys.readouterr().err
     assert "; --n-models ignored" in err
     assert "--time-limit" not in err.split(";")[-1]
+
+
+def status_lines(text):
+    """The summary's ranges line and the line after it (what is certified)."""
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if "Viable prediction ranges" in line)
+    return lines[at], lines[at + 1]
+
+
+def check_summary_names_what_is_open(text, report):
+    """Each claim of the summary agrees with ``report.json``."""
+    ranges, status = status_lines(text)
+    n, pinned = report["dataset"]["n_rows"], report["n_certified_ranges"]
+    assert f"{pinned} of {n} certified within" in ranges
+    assert "NOT" not in ranges.upper()  # "N of M" already says how many
+    open_measures = {
+        m["index"]: m for m in report["measures"] if m["status"] == "bounds"
+    }
+    if report["certified"]:
+        assert status.startswith("All certified") and not open_measures
+        return
+    assert status.startswith("Not certified: ")
+    for name in ("ambiguity", "discrepancy"):
+        if name not in open_measures:
+            assert name not in status
+            continue
+        m = open_measures[name]
+        assert f"{name} (bounds only: [{m['lower']:.4f}, {m['upper']:.4f}])" in status
+    assert (f"{n - pinned} of {n} ranges" in status) == (pinned < n)
+
+
+def test_summary_names_the_measure_that_is_not_pinned(tmp_path, capsys):
+    # Every range is pinned while the discrepancy is only bounded (its lower
+    # bound is a model found, its upper bound the ambiguity).
+    rng = np.random.RandomState(0)
+    n = 60
+    frame = pd.DataFrame({"x1": rng.normal(size=n), "x2": rng.normal(size=n)})
+    frame["y"] = np.where(frame.x1 + rng.normal(size=n) > 0, "yes", "no")
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    out = tmp_path / "report"
+    argv = ["audit", str(tmp_path / "data.csv"), "--target", "y", "--out", str(out)]
+    assert main(argv + ["--measure", "probabilistic", "--epsilon", "0.02"]) == 0
+    text = capsys.readouterr().out
+    report = json.loads((out / "report.json").read_text())
+    measures = {m["index"]: m for m in report["measures"]}
+    assert report["n_certified_ranges"] == n
+    assert measures["ambiguity"]["status"] == "certified"
+    assert measures["discrepancy"]["status"] == "bounds"
+    assert not report["certified"]
+    check_summary_names_what_is_open(text, report)
+    assert status_lines(text)[1].startswith("Not certified: discrepancy (")
+
+
+def test_summary_names_unpinned_ranges_apart_from_the_measures(csv):
+    X, y, _, _ = load_audit_data(csv, "outcome", None)
+    report = run_probabilistic_audit(X, y, epsilon=0.02)
+    n = len(y)
+    pinned = {name: (lo, lo) for name, (lo, _) in report.bounds.items()}
+    ranges = report.ranges.copy()
+    ranges.loc[ranges.index[:3], "certified"] = False
+    for ranges_, bounds, expected in [
+        (report.ranges, pinned, "All certified: every range, ambiguity and "),
+        (ranges, pinned, f"Not certified: 3 of {n} ranges"),
+        (ranges, report.bounds, f"Not certified: 3 of {n} ranges, "),
+    ]:
+        changed = dataclasses.replace(report, ranges=ranges_, bounds=bounds)
+        check_summary_names_what_is_open(changed.summary(), changed.to_dict())
+        assert status_lines(changed.summary())[1].startswith(expected)
+
+
+def test_german_credit_summary_is_consistent(tmp_path, capsys):
+    path = SHARED_DATA / "german-credit.csv"
+    if not path.exists():
+        pytest.skip(f"German credit data not found at {path}")
+    out = tmp_path / "report"
+    argv = ["audit", str(path), "--target", "credit", "--measure", "probabilistic"]
+    assert main(argv + ["--out", str(out)]) == 0
+    report = json.loads((out / "report.json").read_text())
+    check_summary_names_what_is_open(capsys.readouterr().out, report)

@@ -72,7 +72,9 @@ class NoProof(Backend):
         return MIPResult(Status.NO_SOLUTION, None, np.nan, worst, 0.0, self.name)
 
 
-@pytest.mark.parametrize("seed", range(4))
+# Seeds whose discrepancy needs a MIP after ambiguity (the others are settled
+# by the relations between the measures alone).
+@pytest.mark.parametrize("seed", [0, 1, 3, 5])
 def test_unproven_mips_leave_honest_bounds(seed):
     X, y = random_tiny(seed, n=10, d=2, levels=4)
     truth = Truth(X, y)
@@ -87,8 +89,8 @@ def test_unproven_mips_leave_honest_bounds(seed):
         assert amb.lower <= truth.ambiguity(baseline, err0, eps) <= amb.upper
         disc = session.discrepancy.discrepancy(budget).bounds
         assert disc.lower <= truth.discrepancy(baseline, err0, eps) <= disc.upper
-    statuses = {entry.status for entry in session.log}
-    assert Status.NO_SOLUTION in statuses
+    unproven = [entry.status for entry in session.log if entry.solver == "noproof"]
+    assert unproven and set(unproven) == {Status.NO_SOLUTION}
 
 
 def test_an_expired_deadline_learns_nothing():

@@ -1,14 +1,18 @@
+import itertools
 import time
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from brute_force import Truth, baseline_truth, random_tiny
+from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 
 from sklearn_multiplicity import (
     CertificationWarning,
     MultiplicityAuditor,
+    MultiplicityFrame,
     ZeroOneLinearClassifier,
 )
 from sklearn_multiplicity._mip._program import NO_SOLUTION, MIPResult
@@ -158,6 +162,127 @@ def test_groups_match_enumeration():
     )
 
 
+def bounded_frame(lower, upper, n=None):
+    """A frame of one measure, ``ambiguity``, known within ``[lower, upper]``."""
+    lower, upper = np.asarray(lower, float), np.asarray(upper, float)
+    index = pd.Index([f"g{i}" for i in range(len(lower))], name="group")
+    by_group = pd.DataFrame(
+        {
+            "n": np.arange(1.0, len(lower) + 1) if n is None else n,
+            "ambiguity": lower,
+            "ambiguity_lower": lower,
+            "ambiguity_upper": upper,
+        },
+        index=index,
+    )
+    return MultiplicityFrame(by_group.max(), by_group, epsilon=0.1)
+
+
+def summaries_of_every_choice(lower, upper, step=0.1):
+    """Max, min, max - min and min / max of every choice of group values on
+    the grid of ``step`` within the bounds (the bounds included)."""
+    grids = [
+        np.round(np.arange(lo, hi + step / 2, step), 10)
+        for lo, hi in zip(lower, upper, strict=True)
+    ]
+    values = np.array(list(itertools.product(*grids)))
+    high, low = values.max(axis=1), values.min(axis=1)
+    with np.errstate(invalid="ignore"):
+        return high, low, high - low, low / high
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_frame_summaries_hold_every_value_within_the_bounds(seed):
+    rng = np.random.RandomState(seed)
+    ends = np.sort(rng.randint(1, 11, size=(3, 2)), axis=1) / 10  # in (0, 1]
+    lower, upper = ends[:, 0], ends[:, 1]
+    frame = bounded_frame(lower, upper)
+    high, low, diff, ratio = summaries_of_every_choice(lower, upper)
+
+    def interval(series):
+        assert series["ambiguity"] == series["ambiguity_lower"]  # value = lower
+        return series["ambiguity_lower"], series["ambiguity_upper"]
+
+    # Max, min, the smallest difference and the largest ratio are attained.
+    assert interval(frame.group_max()) == pytest.approx((high.min(), high.max()))
+    assert interval(frame.group_min()) == pytest.approx((low.min(), low.max()))
+    lo, hi = interval(frame.difference())
+    assert lo == pytest.approx(diff.min())
+    assert hi >= diff.max() - 1e-12
+    lo, hi = interval(frame.ratio())
+    assert lo <= ratio.min() + 1e-12
+    assert hi == pytest.approx(ratio.max())
+    # n is a weight: summarised by max and min, never compared.
+    assert frame.group_max()["n"] == 3 and frame.group_min()["n"] == 1
+    assert "n" not in frame.difference() and "n" not in frame.ratio()
+
+
+def test_frame_difference_with_both_upper_bounds_at_one():
+    # Both groups may be anywhere up to 1: the gap may be 0 or as large as
+    # 1 - 0.3 (A at 0.3, B at 1), never reported as exactly 0.
+    frame = bounded_frame([0.3, 0.6], [1.0, 1.0])
+    diff = frame.difference()
+    assert diff["ambiguity_lower"] == 0.0
+    assert diff["ambiguity_upper"] == pytest.approx(0.7)
+    assert diff["ambiguity"] == diff["ambiguity_lower"]
+    ratio = frame.ratio()
+    assert ratio["ambiguity_lower"] == pytest.approx(0.3)
+    assert ratio["ambiguity_upper"] == 1.0
+    # Separate bounds: gap within [0.5 - 0.4, 0.9 - 0.1], ratio within
+    # [0.1 / 0.9, 0.4 / 0.5].
+    frame = bounded_frame([0.1, 0.5], [0.4, 0.9])
+    assert frame.difference()[["ambiguity_lower", "ambiguity_upper"]].tolist() == (
+        pytest.approx([0.1, 0.8])
+    )
+    assert frame.ratio()[["ambiguity_lower", "ambiguity_upper"]].tolist() == (
+        pytest.approx([0.1 / 0.9, 0.8])
+    )
+
+
+def test_frame_ratio_is_nan_where_the_largest_value_may_be_zero():
+    ratio = bounded_frame([0.0, 0.0], [0.0, 0.0]).ratio()
+    assert np.isnan(ratio["ambiguity_lower"]) and np.isnan(ratio["ambiguity_upper"])
+    ratio = bounded_frame([0.0, 0.0], [0.2, 0.5]).ratio()
+    assert ratio["ambiguity_lower"] == 0.0 and np.isnan(ratio["ambiguity_upper"])
+
+
+def test_frame_of_pinned_bounds_gives_the_exact_summaries():
+    values = np.array([0.2, 0.5, 0.35])
+    bounded = bounded_frame(values, values)
+    plain = MultiplicityFrame(None, bounded.by_group[["n", "ambiguity"]], epsilon=0.1)
+    assert plain.difference().index.tolist() == ["ambiguity"]
+    assert bounded.difference()["ambiguity"] == pytest.approx(0.3)
+    assert plain.difference()["ambiguity"] == pytest.approx(0.3)
+    assert bounded.ratio()["ambiguity"] == pytest.approx(0.4)
+    assert plain.ratio()["ambiguity"] == pytest.approx(0.4)
+    assert plain.group_max()["ambiguity"] == bounded.group_max()["ambiguity"]
+
+
+def test_expired_group_audit_brackets_the_exact_difference():
+    X, y = random_tiny(7, n=10, d=2, levels=4)
+    groups = np.repeat(["a", "b"], 5)
+    eps = 0.2
+    exact = MultiplicityAuditor(time_limit=20).fit(X, y, groups=groups)
+    exact = exact.by_group(eps).difference()
+    hurried = MultiplicityAuditor(time_limit=20).fit(X, y, groups=groups)
+    hurried.set_params(total_time_limit=1e-9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CertificationWarning)
+        frame = hurried.by_group(eps)
+    # Time ran out: every group's bounds are left open (ambiguity's end at
+    # 1), yet the groups differ.
+    by = frame.by_group
+    assert (by["ambiguity_upper"] == 1).all()
+    for measure in ("ambiguity", "discrepancy"):
+        assert (by[f"{measure}_upper"] > by[f"{measure}_lower"]).all()
+    assert exact["ambiguity_lower"] == exact["ambiguity_upper"] > 0
+    diff = frame.difference()
+    for measure in ("ambiguity", "discrepancy"):
+        assert exact[f"{measure}_lower"] == exact[f"{measure}_upper"]
+        gap = exact[measure]
+        assert diff[f"{measure}_lower"] <= gap <= diff[f"{measure}_upper"]
+
+
 def test_expired_total_time_gives_honest_bounds():
     X, y = random_tiny(3, n=9, d=2, levels=3)
     exact = MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(X, y)
@@ -253,7 +378,9 @@ class NoProofBackend(Backend):
 
 
 def test_unsolved_mips_give_honest_bounds_and_warnings():
-    X, y = random_tiny(6, n=9, d=2, levels=3)
+    # Seed 9: discrepancy needs a MIP (on most tiny tables the relations with
+    # ambiguity settle it without one).
+    X, y = random_tiny(9, n=9, d=2, levels=3)
     auditor = MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(X, y)
     truth, z0, err0 = baseline_truth(auditor, X, y)
     auditor.session_.backend = NoProofBackend()
@@ -366,7 +493,8 @@ def test_interrupted_audit_keeps_its_progress_and_resumes():
 
 
 def test_mip_log_names_the_solver_of_each_mip():
-    X, y = random_tiny(8, n=10, d=2, levels=4)
+    # Seed 5: a table whose discrepancy needs its MIP.
+    X, y = random_tiny(5, n=10, d=2, levels=4)
     auditor = MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(X, y)
     auditor.ambiguity_bounds(0.2)
     auditor.discrepancy_bounds(0.2)
@@ -402,3 +530,78 @@ def test_every_request_ends_by_its_total_time_limit():
         assert time.perf_counter() - began <= 1.1 * limit + 15.0
     lower, upper = auditor.ambiguity_bounds(0.05)
     assert 0.0 <= lower <= upper <= 1.0
+
+
+def one_feature_data():
+    """20 rows on x in {0, 1, 2, 3}; "yes" iff x >= 1 but for one row of x = 0
+    and one of x = 3: 15 "yes", 5 "no", 2 errors for the best threshold."""
+    X = np.repeat([[0.0], [1.0], [2.0], [3.0]], 5, axis=0)
+    y = np.where(X[:, 0] >= 1, "yes", "no").astype(object)
+    y[0], y[-1] = "yes", "no"
+    return X, y
+
+
+def constant_warnings(caught):
+    return [str(w.message) for w in caught if "baseline is constant" in str(w.message)]
+
+
+def fit_recording(estimator, X, y, **params):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        auditor = MultiplicityAuditor(estimator, time_limit=20, **params).fit(X, y)
+    return auditor, constant_warnings(caught)
+
+
+def frozen_logistic(X, y, coef_factor, intercept):
+    """A fitted logistic regression with its weights scaled by ``coef_factor``
+    and the given intercept, frozen."""
+    model = LogisticRegression().fit(X, y)
+    model.coef_ = model.coef_ * coef_factor
+    model.intercept_ = np.array([intercept])
+    return FrozenEstimator(model)
+
+
+@pytest.mark.parametrize(
+    "make_estimator, label",
+    [
+        # Regularised to nothing: the intercept (15 "yes" against 5) decides.
+        (lambda X, y: LogisticRegression(C=1e-6), "yes"),
+        # All weights zero.
+        (lambda X, y: frozen_logistic(X, y, 0.0, -1.0), "no"),
+        # Real weights, swamped by a huge intercept.
+        (lambda X, y: frozen_logistic(X, y, 1.0, 1e6), "yes"),
+    ],
+    ids=["regularised", "zero-weights", "huge-intercept"],
+)
+def test_constant_baseline_is_announced_with_the_minimum_error(make_estimator, label):
+    X, y = one_feature_data()
+    auditor, messages = fit_recording(make_estimator(X, y), X, y)
+    assert set(auditor.predict(X)) == {label}
+    assert auditor.baseline_constant_class_ == label
+    errors = float(np.sum(y != label))
+    assert auditor.baseline_errors_ == errors
+    assert auditor.min_error_bounds_ == (2.0, 2.0)
+    assert len(messages) == 1
+    assert f"predicts {label!r} for every training row" in messages[0]
+    assert f"({errors:g} training errors" in messages[0]
+    assert f"minimum error of the class is 2: {errors - 2:g} fewer" in messages[0]
+
+
+def test_constant_baseline_of_least_error_is_announced_as_such():
+    # "no" is the majority of both patterns: no model beats the constant one.
+    X = np.repeat([[0.0], [1.0]], [4, 5], axis=0)
+    y = np.array([0, 0, 0, 1, 0, 0, 0, 1, 1])
+    auditor, messages = fit_recording(None, X, y)
+    assert auditor.baseline_constant_class_ == 0
+    assert auditor.baseline_errors_ == auditor.min_error_bounds_[0] == 3
+    assert len(messages) == 1 and "predicts 0 for every" in messages[0]
+    assert "No model of the class makes fewer errors" in messages[0]
+
+
+@pytest.mark.parametrize("estimator", [None, LogisticRegression(C=1e3)])
+def test_baselines_that_tell_people_apart_are_not_announced(estimator):
+    X, y = one_feature_data()
+    auditor, messages = fit_recording(estimator, X, y)
+    assert len(set(auditor.predict(X))) == 2
+    assert auditor.baseline_constant_class_ is None
+    assert messages == []

@@ -2,10 +2,13 @@
 the fitted auditor's session."""
 
 import re
+import warnings
 
 import numpy as np
 import pytest
 from brute_force import baseline_truth, random_tiny
+from faulty_backends import NoSolutionBackend
+from relations import check_auditor, check_frame, check_path
 from sklearn.linear_model import LogisticRegression
 
 from sklearn_multiplicity import MultiplicityAuditor
@@ -113,7 +116,9 @@ def test_path_without_time_limit_does_not_bracket(monkeypatch):
 
 
 def test_verbose_path_shows_progress_of_both_phases(capsys):
-    X, y = random_tiny(4, n=10, d=2, levels=4)
+    # Seed 5: discrepancy is open at 3 of the 4 tolerances once ambiguity is
+    # settled (elsewhere the relations with ambiguity may settle all of it).
+    X, y = random_tiny(5, n=10, d=2, levels=4)
     auditor = MultiplicityAuditor(time_limit=20, verbose=1).fit(X, y)
     path = auditor.path(0.3)
     err = capsys.readouterr().err
@@ -172,3 +177,33 @@ def test_path_prepares_no_request_after_its_deadline(monkeypatch):
     assert discrepancy._path_jobs(budgets, Deadline(0.0))() is None
     # The envelope still bounds every tolerance.
     assert len(discrepancy.envelope(budgets)) == budgets.size
+
+
+def test_open_bands_meet_every_relation_along_a_path_and_over_groups():
+    # A backend that finds and proves nothing leaves every MIP open: the
+    # bands come from the LP screens, the known models and the relations
+    # between the measures, and must meet all of them while holding the
+    # enumerated values.
+    X, y = random_tiny(5, n=10, d=2, levels=4)
+    groups = np.arange(len(y)) % 2
+    auditor = MultiplicityAuditor(
+        LogisticRegression(), solver=NoSolutionBackend(), time_limit=5
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auditor.fit(X, y, groups=groups)
+        path = auditor.path(0.3)
+        frame = auditor.by_group(0.3)
+    total = float(len(y))
+    assert (
+        check_path(path, baseline_errors=auditor.baseline_errors_, total_weight=total)
+        == []
+    )
+    assert check_frame(frame) == []
+    assert check_auditor(auditor, 0.3) == []
+    truth, z0, err0 = baseline_truth(auditor, X, y)
+    for row in path.itertuples():
+        amb = truth.ambiguity(z0, err0, row.epsilon)
+        disc = truth.discrepancy(z0, err0, row.epsilon)
+        assert row.ambiguity_lower <= amb + 1e-12 <= row.ambiguity_upper + 2e-12
+        assert row.discrepancy_lower <= disc + 1e-12 <= row.discrepancy_upper + 2e-12

@@ -236,3 +236,62 @@ def test_sparse_ranges_match_enumeration(seed):
         np.testing.assert_allclose(ranges[["min", "max"]], expected, atol=1e-6)
         logged = [entry["mip"] for entry in auditor.mip_log_]
         assert not any(name.startswith("sign_test") for name in logged)
+
+
+def test_ranges_in_the_class_normalisation_and_in_feature_units():
+    # y = 1[x >= 1] on x in {0, 1, 2}, scaled to {0, 0.5, 1}: a zero-error
+    # model w x_c + b with margin m has b <= -m and 0.5 w + b >= m, so w runs
+    # from 4 m to the box's 1; per unit of x, divided by max - min = 2.
+    margin = 1e-3
+    X = np.repeat([[0.0], [1.0], [2.0]], 3, axis=0)
+    y = (X[:, 0] >= 1).astype(int)
+    for factor in (1.0, 10.0):
+        auditor = MultiplicityAuditor(margin=margin, time_limit=20)
+        ranges = auditor.fit(factor * X, y).coefficient_ranges(0.0)
+        row = ranges.iloc[0]
+        assert row["certified"]
+        assert (row["min"], row["max"]) == pytest.approx((4 * margin, 1.0), abs=1e-5)
+        assert row["scale"] == 2.0 * factor
+        assert (row["min_original"], row["max_original"]) == pytest.approx(
+            (4 * margin / (2 * factor), 1.0 / (2 * factor)), abs=1e-5 / factor
+        )
+        # The attaining models carry exactly these coefficients on x.
+        assert row["min_model"].coef_[0, 0] == pytest.approx(row["min_original"])
+        assert row["max_model"].coef_[0, 0] == pytest.approx(row["max_original"])
+
+
+def test_a_feature_in_other_units_keeps_its_scaled_range():
+    X, y = random_tiny(31, n=9, d=2, levels=3)
+    units = np.array([10.0, 1.0])  # feature 0 in a unit ten times smaller,
+    shift = np.array([0.0, 5.0])  # feature 1 with another origin
+    ranges = {}
+    for name, data in [("as is", X), ("converted", X * units + shift)]:
+        auditor = MultiplicityAuditor(time_limit=20).fit(data, y)
+        ranges[name] = auditor.coefficient_ranges(0.2)
+        span = data.max(axis=0) - data.min(axis=0)
+        table = ranges[name]
+        np.testing.assert_allclose(table["scale"], span)
+        for end in ("min", "max"):
+            np.testing.assert_allclose(table[f"{end}_original"], table[end] / span)
+            for j, model in enumerate(table[f"{end}_model"]):
+                assert model.coef_[0, j] == pytest.approx(table[f"{end}_original"][j])
+    before, after = ranges["as is"], ranges["converted"]
+    assert before["certified"].all() and after["certified"].all()
+    np.testing.assert_allclose(after[["min", "max"]], before[["min", "max"]], atol=1e-6)
+    np.testing.assert_allclose(
+        after[["min_original", "max_original"]],
+        before[["min_original", "max_original"]] / units[:, None],
+        atol=1e-6,
+    )
+
+
+def test_integer_weights_are_in_feature_units_already():
+    X, y = random_tiny(30, n=9, d=2, levels=3)
+    auditor = MultiplicityAuditor(weights="integer", max_weight=3, time_limit=20)
+    ranges = auditor.fit(X, y).coefficient_ranges(0.2)
+    assert (ranges["scale"] == 1.0).all()
+    np.testing.assert_array_equal(ranges["min_original"], ranges["min"])
+    np.testing.assert_array_equal(ranges["max_original"], ranges["max"])
+    for j, row in enumerate(ranges.itertuples()):
+        assert row.min_model.coef_[0, j] == row.min_original
+        assert row.max_model.coef_[0, j] == row.max_original

@@ -16,6 +16,7 @@ import pytest
 from brute_force import Truth
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from relations import check_auditor, check_frame, check_path
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
@@ -27,6 +28,7 @@ from sklearn_multiplicity import (
     MultiplicityAuditor,
     ZeroOneLinearClassifier,
 )
+from sklearn_multiplicity.constraints import MaxNonzero, Signs
 
 #: Examples per property test; ``PROPERTY_EXAMPLES=40`` searches further.
 EXAMPLES = int(os.environ.get("PROPERTY_EXAMPLES", "10"))
@@ -400,3 +402,65 @@ def test_continuous_features_keep_every_promise(data, baseline):
             predictions = model.predict(X)
             assert predictions[i] != baseline_predictions[i]
             assert np.sum(predictions != y) <= budget
+
+
+# --------------------------------------------------------------------------
+# 6. Every reported band meets the relations between the measures
+# --------------------------------------------------------------------------
+@PROPERTY_SETTINGS
+@given(
+    data=problems(min_rows=6),
+    continuous=st.booleans(),
+    per_class=st.booleans(),
+    constraint=st.sampled_from([None, "signs", "sparse"]),
+    limit=st.sampled_from([None, 0.05, 0.3]),
+    seed=st.integers(0, 2**16),
+)
+def test_every_band_meets_the_relations(
+    data, continuous, per_class, constraint, limit, seed
+):
+    # Tight total limits leave bands open: they must still meet every
+    # relation (tests/relations.py) and hold the enumerated truth.
+    X, y, weight = data
+    rng = np.random.default_rng(seed)
+    if continuous:
+        X = X + rng.normal(scale=0.2, size=X.shape)
+    constraints = {
+        None: (),
+        "signs": (Signs({0: 1}),),
+        "sparse": (MaxNonzero(1),),
+    }[constraint]
+    groups = rng.integers(0, 2, size=len(y))
+    eps = {0: 0.2, 1: 0.1} if per_class else 0.2
+    auditor = MultiplicityAuditor(
+        epsilon=eps,
+        time_limit=10,
+        total_time_limit=limit,
+        constraints=constraints,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auditor.fit(X, y, sample_weight=weight, groups=groups)
+        violations = check_auditor(auditor)
+        path = auditor.path(0.3, step=0.1)
+        violations += check_path(
+            path,
+            baseline_errors=auditor.baseline_errors_,
+            total_weight=float(auditor.session_.problem.total_weight),
+        )
+        frame = auditor.by_group()
+        violations += check_frame(frame)
+        violations += check_auditor(auditor)  # read again after the others
+        amb = auditor.ambiguity_bounds()
+        disc = auditor.discrepancy_bounds()
+        people = rng.uniform(X.min() - 0.5, X.max() + 0.5, size=(4, X.shape[1]))
+        sets = auditor.predict_set(people)
+    assert violations == []
+    assert sets.any(axis=1).all()
+    if per_class or constraint is not None or continuous:
+        return  # enumeration knows the grid's unconstrained class only
+    truth, z0, err0 = baseline_truth(auditor, X, y, weight)
+    exact_amb = truth.ambiguity(z0, err0, 0.2)
+    exact_disc = truth.discrepancy(z0, err0, 0.2)
+    assert amb[0] - 1e-9 <= exact_amb <= amb[1] + 1e-9
+    assert disc[0] - 1e-9 <= exact_disc <= disc[1] + 1e-9

@@ -2,13 +2,19 @@ import numpy as np
 import pytest
 import sklearn
 from brute_force import Truth, random_tiny
+from sklearn.datasets import load_breast_cancer
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold, cross_validate
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
 from sklearn_multiplicity import (
     MultiplicityAuditor,
+    ProbabilisticAuditor,
     ambiguity_scorer,
     discrepancy_scorer,
+    probabilistic_ambiguity_scorer,
+    vpr_width_scorer,
 )
 
 
@@ -93,3 +99,80 @@ def test_scorer_needs_an_auditor():
     X, y = data()
     with pytest.raises(TypeError, match="MultiplicityAuditor"):
         ambiguity_scorer(0.1)(LogisticRegression().fit(X, y), X, y)
+
+
+def cancer_data():
+    """150 people of breast cancer, first 6 features cut at their medians:
+    few distinct people, so every fold's audit is certified within a second."""
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[::3, :6][:150], y[::3][:150]
+    return (X > np.median(X, axis=0)).astype(float), y
+
+
+def test_scorers_read_the_auditor_ending_a_pipeline():
+    X, y = cancer_data()
+    eps = 0.02
+    auditor = MultiplicityAuditor(
+        LogisticRegression(), time_limit=10, total_time_limit=10
+    )
+    result = cross_validate(
+        make_pipeline(StandardScaler(), auditor),
+        X,
+        y,
+        cv=2,
+        scoring={"a": ambiguity_scorer(eps), "d": discrepancy_scorer(eps)},
+        return_estimator=True,
+        return_indices=True,
+        error_score="raise",
+    )
+    assert np.all(np.isfinite(result["test_a"]))
+    assert np.all(np.isfinite(result["test_d"]))
+    for k, pipeline in enumerate(result["estimator"]):
+        fitted = pipeline[-1]
+        Z = pipeline[:-1].transform(X[result["indices"]["test"][k]])
+        assert result["test_a"][k] == pytest.approx(np.mean(fitted.ambiguous(Z, eps)))
+        model = fitted.discrepancy_model(eps)
+        flips = 0.0 if model is None else np.mean(model.predict(Z) != fitted.predict(Z))
+        assert result["test_d"][k] == pytest.approx(flips)
+    # Nested pipelines: X passes through every step before the auditor.
+    train, test = result["indices"]["train"][0], result["indices"]["test"][0]
+    nested = make_pipeline(MinMaxScaler(), make_pipeline(StandardScaler(), auditor))
+    nested.fit(X[train], y[train])
+    fitted = nested[-1][-1]
+    Z = nested[-1][:-1].transform(nested[:-1].transform(X[test]))
+    assert ambiguity_scorer(eps)(nested, X[test], y[test]) == pytest.approx(
+        np.mean(fitted.ambiguous(Z, eps))
+    )
+
+
+def test_probabilistic_scorers_read_the_auditor_ending_a_pipeline():
+    X, y = cancer_data()
+    pipeline = make_pipeline(StandardScaler(), ProbabilisticAuditor(epsilon=0.02))
+    result = cross_validate(
+        pipeline,
+        X,
+        y,
+        cv=2,
+        scoring={"w": vpr_width_scorer(), "a": probabilistic_ambiguity_scorer()},
+        return_estimator=True,
+        return_indices=True,
+        error_score="raise",
+    )
+    for k, fitted in enumerate(result["estimator"]):
+        Z = fitted[:-1].transform(X[result["indices"]["test"][k]])
+        ranges = fitted[-1].viable_prediction_range(Z)
+        assert result["test_w"][k] == pytest.approx(ranges["width"].mean())
+        t = fitted[-1].threshold
+        flips = np.where(
+            ranges["baseline"] > t, ranges["lower"] <= t, ranges["upper"] > t
+        )
+        assert result["test_a"][k] == pytest.approx(np.mean(flips))
+
+
+def test_scorers_name_a_pipeline_without_an_auditor():
+    X, y = data()
+    pipeline = make_pipeline(StandardScaler(), LogisticRegression()).fit(X, y)
+    with pytest.raises(TypeError, match="a Pipeline ending in LogisticRegression"):
+        discrepancy_scorer(0.1)(pipeline, X, y)
+    with pytest.raises(TypeError, match="ProbabilisticAuditor"):
+        vpr_width_scorer()(pipeline, X, y)
