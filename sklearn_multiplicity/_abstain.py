@@ -20,9 +20,9 @@ class AbstainingClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """The audited baseline, abstaining on people whose decision is arbitrary.
 
     ``fit`` fits a clone of the auditor; ``predict`` returns the baseline's
-    label where every model of the ``eps``-level set agrees with it, and
-    ``reject`` where some model of the set predicts the other label (or a
-    limit left that unsettled). Usable as the last step of a
+    label where every model of the ``eps``-level set agrees with it, and the
+    reject value ``reject_`` where some model of the set predicts the other
+    label (or a limit left that unsettled). Usable as the last step of a
     :class:`~sklearn.pipeline.Pipeline` and in
     :func:`~sklearn.model_selection.cross_validate` with
     :data:`coverage_scorer` and :data:`decided_accuracy_scorer`.
@@ -35,9 +35,13 @@ class AbstainingClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     eps : float in [0, 1] or dict, default=None
         Error tolerance (or one per class label); ``None`` uses the
         auditor's ``epsilon``.
-    reject : object, default=-1
-        What ``predict`` returns for a contestable person; must not be a
-        class label.
+    reject : int, float, str or None, default=None
+        What ``predict`` returns for a contestable person; of the labels'
+        kind (a number for numeric labels, a string for text labels) so that
+        ``predict`` never mixes types, and not a class label. ``None``:
+        ``-1`` for numeric labels (the smallest label minus 1 when -1 is a
+        label), ``"reject"`` for text labels (``"abstain"`` when "reject" is
+        a label).
 
     Attributes
     ----------
@@ -45,6 +49,8 @@ class AbstainingClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         The fitted auditor.
     classes_ : ndarray of shape (2,)
         Class labels.
+    reject_ : int, float or str
+        The reject value ``predict`` returns (``reject``, or its default).
 
     See Also
     --------
@@ -60,9 +66,18 @@ class AbstainingClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     >>> clf = AbstainingClassifier(MultiplicityAuditor(epsilon=0.0)).fit(X, y)
     >>> clf.predict([[0, 0], [1, 1]]).tolist()
     [0, 1]
+    >>> clf.reject_
+    -1
+
+    Text labels get a text reject value:
+
+    >>> labels = np.where(y == 1, "yes", "no")
+    >>> clf = AbstainingClassifier(MultiplicityAuditor(epsilon=0.3)).fit(X, labels)
+    >>> clf.reject_
+    'reject'
     """
 
-    def __init__(self, auditor=None, *, eps=None, reject=-1):
+    def __init__(self, auditor=None, *, eps=None, reject=None):
         self.auditor = auditor
         self.eps = eps
         self.reject = reject
@@ -91,18 +106,14 @@ class AbstainingClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             X, y, sample_weight=sample_weight, groups=groups
         )
         self.classes_ = self.auditor_.classes_
-        if any(_same(self.reject, c) for c in self.classes_):
-            raise ValueError(
-                f"reject={self.reject!r} is a class label; choose a value that "
-                "is not one (e.g. -1 or 'abstain')."
-            )
+        self.reject_ = _check_reject(self.reject, self.classes_)
         if hasattr(self.auditor_, "feature_names_in_"):
             self.feature_names_in_ = self.auditor_.feature_names_in_
         self.n_features_in_ = self.auditor_.n_features_in_
         return self
 
     def predict(self, X):
-        """The baseline's label, or ``reject`` for contestable people.
+        """The baseline's label, or ``reject_`` for contestable people.
 
         Parameters
         ----------
@@ -112,16 +123,20 @@ class AbstainingClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples,)
-            Labels and ``reject`` values.
+            Labels and ``reject_`` values: numbers of the labels' dtype (or
+            of the dtype that holds both, e.g. float for a float reject
+            value) for numeric labels, strings in an array of dtype object
+            for text labels.
         """
         check_is_fitted(self)
         sets = self.auditor_.predict_set(X, self.eps)
         labels = np.asarray(self.auditor_.predict(X))
-        reject = np.asarray(self.reject)
-        numeric = labels.dtype.kind in "iuf" and isinstance(self.reject, numbers.Real)
-        dtype = np.result_type(labels.dtype, reject.dtype) if numeric else object
+        if _numeric(self.classes_):
+            dtype = np.result_type(labels.dtype, np.asarray(self.reject_).dtype)
+        else:
+            dtype = object
         out = labels.astype(dtype)
-        out[sets.all(axis=1)] = self.reject
+        out[sets.all(axis=1)] = self.reject_
         return out
 
     def score(self, X, y, sample_weight=None):
@@ -142,8 +157,50 @@ class AbstainingClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             :func:`decided_accuracy_score` of the predictions.
         """
         return decided_accuracy_score(
-            y, self.predict(X), reject=self.reject, sample_weight=sample_weight
+            y, self.predict(X), reject=self.reject_, sample_weight=sample_weight
         )
+
+
+def _numeric(classes):
+    """Whether the labels are numbers (bool, integer or float)."""
+    classes = np.asarray(classes)
+    if classes.dtype.kind == "O":
+        return all(isinstance(c, numbers.Real) for c in classes)
+    return classes.dtype.kind in "biuf"
+
+
+def _check_reject(reject, classes):
+    """The reject value for ``classes``: ``reject``, or the default of their
+    kind; one of another kind, or a class label, is refused."""
+    numeric = _numeric(classes)
+    default = _default_reject(classes, numeric)
+    if reject is None:
+        return default
+    is_number = isinstance(reject, numbers.Real) and not isinstance(reject, bool)
+    if numeric != is_number or not (is_number or isinstance(reject, str)):
+        labels = ", ".join(repr(_python(c)) for c in classes)
+        raise ValueError(
+            f"reject={reject!r} is not of the kind of the labels ({labels}), so "
+            f"predict would mix types; choose a {'number' if numeric else 'string'} "
+            f"(e.g. {default!r}) or leave reject=None."
+        )
+    if any(_same(reject, c) for c in classes):
+        raise ValueError(
+            f"reject={reject!r} is a class label; choose a value that is not "
+            f"one (e.g. {default!r})."
+        )
+    return reject
+
+
+def _default_reject(classes, numeric):
+    """``-1`` (numbers) or ``"reject"`` (text), or when that is a label, the
+    smallest label minus 1 or ``"abstain"``."""
+    first, other = (-1, _python(min(classes)) - 1) if numeric else ("reject", "abstain")
+    return other if any(_same(first, c) for c in classes) else first
+
+
+def _python(value):
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _same(a, b):
@@ -223,7 +280,7 @@ def _reject_of(estimator):
             "Abstention scorers need an AbstainingClassifier (or a Pipeline "
             f"ending in one), got {type(final).__name__}."
         )
-    return final.reject
+    return final.reject_
 
 
 def coverage_scorer(estimator, X, y=None):

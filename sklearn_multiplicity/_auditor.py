@@ -264,6 +264,8 @@ class MultiplicityAuditor(
             min_error=min_error,
         )
         self.session_, self._row_weight = session, weight
+        # Per-person tables of the training rows keep the caller's row labels.
+        self._row_index = X.index if isinstance(X, pd.DataFrame) else None
         self.baseline_errors_ = session.level_set.baseline_errors
         self.baseline_error_ = self.baseline_errors_ / session.problem.total_weight
         self.min_error_bounds_ = (fit.lower_bound, fit.model.errors)

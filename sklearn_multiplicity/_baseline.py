@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.pipeline import Pipeline
@@ -70,6 +71,57 @@ class Baseline:
         return float(np.ravel(self.linear.intercept_)[0])
 
 
+#: How to use text columns, said by every error about them.
+ENCODE_TEXT = (
+    "encode them first (e.g. in a Pipeline starting with a ColumnTransformer "
+    "that one-hot encodes them with a OneHotEncoder) or drop them"
+)
+
+
+def text_columns(X):
+    """The columns of ``X`` holding text (strings that are not numbers):
+    names for a DataFrame, ``column j`` for an array; empty when there are
+    none (or ``X`` is neither a DataFrame nor a 2-D array)."""
+    if isinstance(X, pd.DataFrame):
+        return [
+            str(name)
+            for name, column in X.items()
+            if not pd.api.types.is_numeric_dtype(column)
+            and not pd.api.types.is_bool_dtype(column)
+            and _holds_text(column.dropna())
+        ]
+    array = np.asarray(X) if hasattr(X, "__array__") else None
+    if array is None or array.ndim != 2 or array.dtype.kind not in "OUS":
+        return []
+    return [f"column {j}" for j in range(array.shape[1]) if _holds_text(array[:, j])]
+
+
+def _holds_text(values):
+    """Whether some value is a string that is not a number ("1.5" converts)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        values = values.cat.categories
+    return any(isinstance(v, (str, bytes)) and not _is_number(v) for v in values)
+
+
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def check_no_text(X, model):
+    """Raise a ``ValueError`` naming the text columns of ``X`` when the
+    numeric ``model`` (its name) would take them as they are."""
+    text = text_columns(X)
+    if text:
+        raise ValueError(
+            f"X has text column(s) {', '.join(map(repr, text))} that {model} "
+            f"cannot use as numbers; {ENCODE_TEXT}."
+        )
+
+
 def _unfrozen(estimator):
     if isinstance(estimator, FrozenEstimator):
         return estimator.estimator, True
@@ -77,8 +129,14 @@ def _unfrozen(estimator):
 
 
 def fit_baseline(estimator, X, y, sample_weight=None):
-    """Fit (or take as is, when frozen) the baseline and check it is linear."""
+    """Fit (or take as is, when frozen) the baseline and check it is linear.
+
+    Text columns are refused up front when ``X`` goes straight to the linear
+    model; a Pipeline may encode them, so only its failure names them.
+    """
     inner, frozen = _unfrozen(estimator)
+    if not isinstance(inner, Pipeline):
+        check_no_text(X, type(inner).__name__)
     if frozen:
         fitted = estimator
     else:
@@ -97,7 +155,7 @@ def fit_baseline(estimator, X, y, sample_weight=None):
                     f"{type(fitted).__name__}.fit does not accept sample_weight."
                 )
             kwargs = _sample_weight_kwargs(fitted, sample_weight)
-        fitted.fit(X, y, **kwargs)
+        _fit_naming_text(fitted, X, y, kwargs)
         inner = fitted
     if isinstance(inner, Pipeline):
         linear, prefix, pipeline = inner.steps[-1][1], inner.steps[:-1], inner
@@ -107,6 +165,23 @@ def fit_baseline(estimator, X, y, sample_weight=None):
     check_is_fitted(linear)
     _check_linear_fitted(linear)
     return Baseline(fitted, pipeline, linear, prefix)
+
+
+def _fit_naming_text(estimator, X, y, kwargs):
+    """``estimator.fit``; a failure to read text as numbers names the text
+    columns of ``X``."""
+    try:
+        estimator.fit(X, y, **kwargs)
+    except (ValueError, TypeError) as exc:
+        # numpy's "could not convert string to float" and scikit-learn's
+        # "not compatible with arrays of bytes/strings" both say "string".
+        text = text_columns(X)
+        if not text or "string" not in str(exc):
+            raise
+        raise ValueError(
+            f"{type(estimator).__name__}.fit could not use the text column(s) "
+            f"{', '.join(map(repr, text))} of X ({exc}); {ENCODE_TEXT}."
+        ) from exc
 
 
 def _check_linear_type(estimator):

@@ -8,6 +8,7 @@ from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
+from ._baseline import check_no_text
 from ._core._validation import check_binary_target, check_weights, resolve_threads
 from ._engine import AuditSession, Deadline
 from .backends import Backend
@@ -212,6 +213,7 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
         ``engine`` (``n_jobs``, ``strategy``) sets up the session for an
         audit that reuses this fit (:class:`MultiplicityAuditor`).
         """
+        check_no_text(X, type(self).__name__)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
         self.classes_, y01 = check_binary_target(y)
         weight = check_weights(sample_weight, X)

@@ -104,8 +104,10 @@ class PeopleMixin:
         Returns
         -------
         pandas.DataFrame
-            Columns ``baseline`` (predicted class), ``contestable`` (certified:
-            a level-set model flips it), ``undecided`` (neither certified
+            One row per training row, indexed by the index of the DataFrame
+            given to ``fit`` (a ``RangeIndex`` for arrays). Columns
+            ``baseline`` (predicted class), ``contestable`` (certified: a
+            level-set model flips it), ``undecided`` (neither certified
             contestable nor certified stable: a limit stopped its MIP) and
             ``min_flip_errors`` (fewest errors of a found model flipping it).
         """
@@ -117,7 +119,8 @@ class PeopleMixin:
                 "contestable": self._rows(sure),
                 "undecided": self._rows(maybe & ~sure),
                 "min_flip_errors": self._rows(flip_errors, fill=np.nan),
-            }
+            },
+            index=self._row_index,
         )
 
     def _rows(self, pattern_values, fill=False):
@@ -130,15 +133,18 @@ class PeopleMixin:
     def ambiguous(self, X, eps=None):
         """Whether a level-set model gives each new person the other prediction.
 
-        A model of the level set predicts a person ``classes_[1]`` iff its
-        score is above 0, for new people as for everyone (the margin of the
-        hypothesis class constrains training people only). Each distinct
-        person not already flipped by a known model of the level set is
-        asked alone, in MIPs of the training data plus a row on that
-        person's score: the answer depends on that person and the training
-        data only, never on who else is in ``X``. What the MIPs find (models
-        of the level set) and prove (people no model within the tolerance
-        flips) is kept, so asking again costs nothing.
+        One rule, whoever answers (a known model or a MIP): a person is
+        contestable iff some model of the level set scores them on the other
+        side of 0 from the baseline's prediction, or exactly at 0 (a tie,
+        which the baseline's side does not win by any margin); the margin of
+        the hypothesis class constrains training people only. Ambiguity at
+        ``eps`` is settled first (at most half the request's time): a new
+        person who is a training pattern is answered by it, and its proofs
+        fix labels in the other MIPs. Each other distinct person is asked
+        alone, in a MIP of the training data plus a row on that person's
+        score: the answer depends on that person and the training data
+        only, never on who else is in ``X``. What the MIPs find and prove is
+        kept, so asking again costs nothing.
 
         Parameters
         ----------
@@ -173,7 +179,8 @@ class PeopleMixin:
         ndarray of bool, shape (n_samples, 2)
             A mask over ``classes_`` (as MAPIE's prediction sets), not the
             labels themselves: column ``i`` says whether some model of the
-            level set predicts ``classes_[i]``. One label (the baseline's)
+            level set predicts ``classes_[i]`` (or scores the person exactly
+            0, a tie: see :meth:`ambiguous`). One label (the baseline's)
             for people no model flips, both for contestable people (see
             :meth:`ambiguous` for the rule). A person whose flip a limit left
             unsettled gets both labels (a singleton is always certified),

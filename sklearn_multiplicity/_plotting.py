@@ -81,8 +81,9 @@ class MultiplicityPathDisplay:
     lower estimate, so it lies on or below the exact lines. This is the
     layout of Figure 3 of Marx, Calmon & Ustun (2020).
 
-    Create it with :meth:`from_auditor`, or from precomputed paths and then
-    call :meth:`plot`. All parameters are keyword-only.
+    Create it with :meth:`from_estimator` (or its alias :meth:`from_auditor`),
+    or from precomputed paths and then call :meth:`plot`. All parameters are
+    keyword-only.
 
     Parameters
     ----------
@@ -126,7 +127,7 @@ class MultiplicityPathDisplay:
     >>> sampling = SamplingAuditor.from_auditor(
     ...     auditor, X, y, n_models=10, random_state=0)
     >>> ax = Figure().add_subplot()
-    >>> display = MultiplicityPathDisplay.from_auditor(
+    >>> display = MultiplicityPathDisplay.from_estimator(
     ...     auditor, sampling=sampling, ax=ax, linewidth=2)
     >>> sorted(display.lines_)
     ['ambiguity', 'discrepancy', 'sampling ambiguity', 'sampling discrepancy']
@@ -136,7 +137,7 @@ class MultiplicityPathDisplay:
     Without ``ax``, a new figure is made with :func:`matplotlib.pyplot.subplots`:
 
     >>> import matplotlib.pyplot as plt
-    >>> display = MultiplicityPathDisplay.from_auditor(auditor)  # doctest: +SKIP
+    >>> display = MultiplicityPathDisplay.from_estimator(auditor)  # doctest: +SKIP
     >>> plt.show()  # doctest: +SKIP
     """
 
@@ -145,7 +146,7 @@ class MultiplicityPathDisplay:
         self.sampling_path = sampling_path
 
     @classmethod
-    def from_auditor(
+    def from_estimator(
         cls, auditor, max_epsilon=None, *, sampling=None, ax=None, **kwargs
     ):
         """Compute the path of a fitted auditor and plot it.
@@ -172,12 +173,45 @@ class MultiplicityPathDisplay:
             The display, with the fitted attributes ``ax_``, ``figure_``,
             ``lines_`` and ``bands_``.
         """
-        check_matplotlib_support(f"{cls.__name__}.from_auditor")
+        check_matplotlib_support(f"{cls.__name__}.from_estimator")
         path = auditor.path(max_epsilon)
         sampling_path = None
         if sampling is not None:
             sampling_path = sampling.path(float(path["epsilon"].max()))
         return cls(path=path, sampling_path=sampling_path).plot(ax=ax, **kwargs)
+
+    @classmethod
+    def from_auditor(
+        cls, auditor, max_epsilon=None, *, sampling=None, ax=None, **kwargs
+    ):
+        """Compute the path of a fitted auditor and plot it.
+
+        An alias of :meth:`from_estimator`, with the same parameters.
+
+        Parameters
+        ----------
+        auditor : MultiplicityAuditor
+            A fitted auditor.
+        max_epsilon : float, default=None
+            Largest tolerance of the path; defaults to the auditor's
+            ``epsilon``.
+        sampling : SamplingAuditor, default=None
+            A fitted sampling auditor; its path on the same tolerances is
+            drawn dashed.
+        ax : matplotlib.axes.Axes, default=None
+            Axes to draw on; a new figure when ``None``.
+        **kwargs : dict
+            Keyword arguments passed to :meth:`matplotlib.axes.Axes.plot` for
+            every line, see :meth:`plot`.
+
+        Returns
+        -------
+        display : MultiplicityPathDisplay
+            The display of :meth:`from_estimator`.
+        """
+        return cls.from_estimator(
+            auditor, max_epsilon, sampling=sampling, ax=ax, **kwargs
+        )
 
     def plot(self, ax=None, **kwargs):
         """Draw the path.
@@ -285,8 +319,9 @@ class GroupAmbiguityDisplay:
     reaches up to the certified upper bound where a time limit left a gap. The
     dotted horizontal line is the overall ambiguity.
 
-    Create it with :meth:`from_auditor`, or from a precomputed table and
-    then call :meth:`plot`. All parameters are keyword-only.
+    Create it with :meth:`from_estimator` (or its alias :meth:`from_auditor`),
+    or from a precomputed table and then call :meth:`plot`. All parameters
+    are keyword-only.
 
     Parameters
     ----------
@@ -328,7 +363,7 @@ class GroupAmbiguityDisplay:
     >>> groups = np.where(X[:, 1] == 1, "A", "B")
     >>> auditor = MultiplicityAuditor(epsilon=0.05).fit(X, y, groups=groups)
     >>> ax = Figure().add_subplot()
-    >>> display = GroupAmbiguityDisplay.from_auditor(
+    >>> display = GroupAmbiguityDisplay.from_estimator(
     ...     auditor, ax=ax, color="tab:green", alpha=0.7)
     >>> [tick.get_text() for tick in display.ax_.get_xticklabels()]
     ['A', 'B']
@@ -342,7 +377,7 @@ class GroupAmbiguityDisplay:
         self.epsilon = epsilon
 
     @classmethod
-    def from_auditor(cls, auditor, eps=None, *, ax=None, **kwargs):
+    def from_estimator(cls, auditor, eps=None, *, ax=None, **kwargs):
         """Plot the per-group ambiguity of an auditor fitted with ``groups``.
 
         Parameters
@@ -363,11 +398,36 @@ class GroupAmbiguityDisplay:
             The display, with the fitted attributes ``ax_``, ``figure_``,
             ``bars_``, ``errorbar_`` and ``overall_line_``.
         """
-        check_matplotlib_support(f"{cls.__name__}.from_auditor")
+        check_matplotlib_support(f"{cls.__name__}.from_estimator")
         frame = auditor.by_group(eps)
         overall = float(frame.overall["ambiguity"])
         display = cls(by_group=frame.by_group, overall=overall, epsilon=frame.epsilon)
         return display.plot(ax=ax, **kwargs)
+
+    @classmethod
+    def from_auditor(cls, auditor, eps=None, *, ax=None, **kwargs):
+        """Plot the per-group ambiguity of an auditor fitted with ``groups``.
+
+        An alias of :meth:`from_estimator`, with the same parameters.
+
+        Parameters
+        ----------
+        auditor : MultiplicityAuditor
+            An auditor fitted with ``groups=``.
+        eps : float, default=None
+            Tolerance; defaults to the auditor's ``epsilon``.
+        ax : matplotlib.axes.Axes, default=None
+            Axes to draw on; a new figure when ``None``.
+        **kwargs : dict
+            Keyword arguments passed to :meth:`matplotlib.axes.Axes.bar`, see
+            :meth:`plot`.
+
+        Returns
+        -------
+        display : GroupAmbiguityDisplay
+            The display of :meth:`from_estimator`.
+        """
+        return cls.from_estimator(auditor, eps, ax=ax, **kwargs)
 
     def plot(self, ax=None, **kwargs):
         """Draw the bars.

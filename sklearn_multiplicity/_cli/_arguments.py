@@ -257,7 +257,8 @@ def build_parser():
         description="Audit a linear classifier trained on a CSV file. Text, "
         "category and bool columns are one-hot encoded; numeric columns are used "
         "as they are, or with --binarize replaced by indicators of >= each "
-        "quartile.",
+        "quartile. Identifier columns (a distinct value on nearly every row) "
+        "are left out with a warning unless named by --keep-column.",
     )
     audit.add_argument("data", metavar="DATA.csv", help="the training data")
     audit.add_argument(
@@ -292,6 +293,17 @@ def build_parser():
         "--binarize",
         action="store_true",
         help="replace non-binary numeric columns by indicators of >= quartiles",
+    )
+    audit.add_argument(
+        "--keep-column",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="keep column NAME as a feature although it looks like an "
+        "identifier (in a table of 20 rows or more, a text column with a "
+        "distinct value on more than 95%% of the rows, or an integer column "
+        "with one on every row: left out with a warning otherwise); "
+        "repeatable",
     )
     _constraint_options(audit)
     _common_options(

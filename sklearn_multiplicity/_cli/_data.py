@@ -1,12 +1,14 @@
 """Reading and encoding the data that the command line audits.
 
 CSV files (comma, ``;``, tab or ``|``; UTF-8 or latin-1), their target and
-group columns, and the features' encoding (numbers as they are, categories
-one-hot, ``--binarize`` quartile indicators). Every problem with the data
-raises :class:`DataError` with a message meant for the user.
+group columns, identifier columns left out (:func:`identifier_columns`), and
+the features' encoding (numbers as they are, categories one-hot,
+``--binarize`` quartile indicators). Every problem with the data raises
+:class:`DataError` with a message meant for the user.
 """
 
 import csv
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +35,16 @@ OTHER_DELIMITERS = (";", "\t", "|")
 
 #: Quantiles whose thresholds ``--binarize`` turns into ``>=`` indicators.
 BINARIZE_QUANTILES = (0.25, 0.5, 0.75)
+
+#: Rows a table needs before a column is taken for an identifier (in a small
+#: table, honest columns often have a value per row).
+MIN_IDENTIFIER_ROWS = 20
+#: Share of the rows above which a text column's distinct values make it an
+#: identifier.
+IDENTIFIER_SHARE = 0.95
+
+#: Columns named in full by a "column not found" error; more are counted.
+SHOWN_COLUMNS = 20
 
 
 class DataError(ValueError):
@@ -122,10 +134,24 @@ def read_table(path):
     return frame
 
 
-def _check_column(frame, name, role):
+def _column_list(columns):
+    """The columns in words: every one, or the first ``SHOWN_COLUMNS`` and how
+    many more."""
+    shown = ", ".join(repr(str(c)) for c in columns[:SHOWN_COLUMNS])
+    more = len(columns) - SHOWN_COLUMNS
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _check_exists(frame, name, role):
     if name not in frame.columns:
-        shown = ", ".join(repr(str(c)) for c in frame.columns[:20])
-        raise DataError(f"{role} column {name!r} not found; columns are: {shown}")
+        raise DataError(
+            f"{role} column {name!r} not found; the {frame.shape[1]} column(s) "
+            f"are: {_column_list(list(frame.columns))}"
+        )
+
+
+def _check_column(frame, name, role):
+    _check_exists(frame, name, role)
     if frame[name].isna().any():
         raise DataError(
             f"{role} column {name!r} has {int(frame[name].isna().sum())} missing "
@@ -233,6 +259,42 @@ def quartile_indicators(column):
     return pd.DataFrame(out, index=column.index)
 
 
+def _is_identifier(column):
+    n = len(column)
+    if n < MIN_IDENTIFIER_ROWS or pd.api.types.is_bool_dtype(column):
+        return False
+    if pd.api.types.is_integer_dtype(column):
+        return column.nunique() == n
+    if pd.api.types.is_numeric_dtype(column):
+        return False  # floats are measurements
+    present = column.dropna()
+    if pd.to_numeric(present, errors="coerce").notna().sum() >= len(present) / 2:
+        return False  # numbers written as text: read as numbers
+    return present.nunique() > IDENTIFIER_SHARE * n
+
+
+def identifier_columns(frame):
+    """The columns of ``frame`` that name rows instead of describing them.
+
+    In a table of at least ``MIN_IDENTIFIER_ROWS`` (20) rows, a text column
+    with distinct values on more than ``IDENTIFIER_SHARE`` (95%) of the rows,
+    or an integer column with a distinct value on every row, is an
+    identifier (a person's id, name or row number): as a feature it would
+    only tell people apart. Float columns (measurements), booleans and
+    columns of numbers written as text never are.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+
+    Returns
+    -------
+    list
+        The identifier columns, in the order of ``frame``.
+    """
+    return [name for name in frame.columns if _is_identifier(frame[name])]
+
+
 def encode_features(frame, *, binarize=False):
     """Numeric feature matrix of a table.
 
@@ -299,8 +361,20 @@ def encode_features(frame, *, binarize=False):
     return X, notes
 
 
-def load_audit_data(path, target, groups=None, *, binarize=False):
+def load_audit_data(path, target, groups=None, *, binarize=False, keep=()):
     """Read and encode a CSV file for the audit.
+
+    Identifier columns (:func:`identifier_columns`) are left out of the
+    features, with a warning naming them, unless named in ``keep``.
+
+    Parameters
+    ----------
+    path : str or path-like
+    target : str
+    groups : str, default=None
+    binarize : bool, default=False
+    keep : sequence of str, default=()
+        Columns kept as features even when they look like identifiers.
 
     Returns
     -------
@@ -315,9 +389,28 @@ def load_audit_data(path, target, groups=None, *, binarize=False):
         if groups == target:
             raise DataError("the groups column must differ from the target column")
         _check_column(frame, groups, "groups")
+    for name in keep:
+        _check_exists(frame, name, "--keep-column")
     y = binary_target(frame[target], target)
     group_values = None if groups is None else frame[groups].to_numpy()
     features = frame.drop(columns=[c for c in (target, groups) if c is not None])
+    identifiers = [c for c in identifier_columns(features) if c not in keep]
+    if identifiers and len(identifiers) == features.shape[1]:
+        raise DataError(
+            f"no feature columns left to audit: every one looks like an "
+            f"identifier ({_column_list(identifiers)}); --keep-column NAME "
+            "keeps one as a feature"
+        )
+    if identifiers:
+        warnings.warn(
+            f"left out {len(identifiers)} identifier column(s) "
+            f"({_column_list(identifiers)}): a distinct value on nearly every "
+            "row tells people apart instead of describing them; "
+            "--keep-column NAME keeps one as a feature",
+            UserWarning,
+            stacklevel=2,
+        )
+        features = features.drop(columns=identifiers)
     X, notes = encode_features(features, binarize=binarize)
     return X, y, group_values, notes
 

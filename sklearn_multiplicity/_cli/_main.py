@@ -88,7 +88,11 @@ def _run(args, X, y, groups, dataset):
 
 def _audit(args):
     X, y, groups, notes = load_audit_data(
-        args.data, args.target, args.groups, binarize=args.binarize
+        args.data,
+        args.target,
+        args.groups,
+        binarize=args.binarize,
+        keep=args.keep_column,
     )
     for note in notes:
         _diagnostic(f"note: {note}")
@@ -153,6 +157,7 @@ def _run_probabilistic(args, X, y, groups, dataset):
         groups=groups,
         n_jobs=args.n_jobs,
         total_time_limit=args.total_time_limit,
+        random_state=args.random_state,
         dataset=dataset,
     )
 

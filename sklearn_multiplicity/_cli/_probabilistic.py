@@ -34,6 +34,7 @@ def run_probabilistic_audit(
     groups=None,
     n_jobs=None,
     total_time_limit=None,
+    random_state=0,
     dataset=None,
 ):
     """Fit a :class:`ProbabilisticAuditor` and collect everything reported.
@@ -52,6 +53,8 @@ def run_probabilistic_audit(
     total_time_limit : float or None, default=None
         Seconds for the whole audit: each request's exact solver gets what is
         left (``None``: the auditor's default limit per request).
+    random_state : int or None, default=0
+        The auditor's ``random_state`` (an int keeps the report reproducible).
     dataset : dict, default=None
         Description of the data copied into the report.
 
@@ -72,6 +75,7 @@ def run_probabilistic_audit(
         epsilon=epsilon,
         threshold=threshold,
         n_jobs=n_jobs,
+        random_state=random_state,
     ).fit(X, y)
     timings["fit"] = time.perf_counter() - start
     start = time.perf_counter()
@@ -256,7 +260,8 @@ class ProbabilisticReport:
             f"(positive class {d['classes'][1]!r})",
             f"Level set: {a.level_set_}",
             f"  objective at most {a.objective_level():.6g} "
-            f"(baseline {a.baseline_objective_:.6g} + eps {a.epsilon:g})",
+            f"(baseline {a.baseline_objective_:.6g} + eps {a.epsilon:g} nats of "
+            "mean log-loss)",
             "",
             self.measures().to_string(float_format=lambda v: f"{v:.4f}"),
             "",

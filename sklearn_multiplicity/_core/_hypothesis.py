@@ -19,11 +19,13 @@ class for its baseline, discrepancy and ambiguity problems. A model is
     ``> 0``) and negative iff ``<= 0``. No margin is imposed: every integer
     model is in the class, and no other.
 
-People outside the training data follow the models' own rule: a model of
-either class predicts a person positive iff its score ``w . x_c + b > 0``.
-The margin constrains training patterns only, so a new person is ambiguous
-iff some model of the level set scores them on the other side of 0, however
-close to 0.
+People outside the training data: a model of either class predicts a
+person positive iff its score ``w . x_c + b > 0``, and the margin constrains
+training patterns only. A new person is contestable iff some model of the
+level set scores them on the other side of 0 from the baseline's
+prediction, or exactly at 0 (a tie, which the baseline's side does not win
+by any margin); on integer or binary data a score of exactly 0 is common,
+where a new pattern is an affine combination of training patterns.
 """
 
 from dataclasses import dataclass
@@ -55,15 +57,6 @@ class BoxMargin:
     def thresholds(self):
         """Score needed for a positive / allowed for a negative prediction."""
         return self.margin, -self.margin
-
-    def positive_floor(self, x):
-        """Least score of a positive prediction of ``x``, as a closed row.
-
-        ``score > 0`` is strict: 0 is the closed relaxation, and a solution
-        at exactly 0 needs the strict check (see
-        :func:`~sklearn_multiplicity._mip._formulations.score_flip`).
-        """
-        return 0.0
 
     def describe(self):
         return (
@@ -122,12 +115,6 @@ class IntegerWeights:
     @property
     def thresholds(self):
         return 1.0, 0.0
-
-    def positive_floor(self, x):
-        """Least score of a positive prediction of ``x``, as a closed row: 1
-        on integral ``x`` (integer scores, so ``> 0`` is ``>= 1``), else 0."""
-        x = np.asarray(x, dtype=float)
-        return 1.0 if np.all(np.abs(x - np.round(x)) <= TOLERANCE) else 0.0
 
     def describe(self):
         return (

@@ -1,10 +1,11 @@
 """Ambiguity of people outside the training data.
 
-A model of the class predicts a person positive iff its score is ``> 0``
-(the class's own rule; a margin constrains training patterns only, see
-:mod:`.._core._hypothesis`). A new person is ambiguous at a budget iff some
-model within it scores them on the other side of 0 from the baseline's
-prediction: one rule, whether a known model or a MIP answers.
+One rule decides a new person, whoever answers (a known model or a MIP): the
+person is contestable at a budget iff some model within it scores them on
+the other side of 0 from the baseline's prediction, or exactly at 0 (a tie;
+see :mod:`.._core._hypothesis`). The margin of the class constrains training
+patterns only. Both sides of the rule are closed sets of models, so one
+feasibility MIP decides it exactly.
 
 Each distinct person is asked alone, in the training encoding plus one row
 on that person's score (:func:`.._mip._formulations.score_flip`), so an
@@ -23,6 +24,10 @@ from .._core import TOLERANCE, ClassBudget, Status, admits, verify
 from .._mip import _formulations
 from ._scheduling import Deadline
 
+#: A score within this of 0 counts as 0 (a tie): a solver's solution meets
+#: the closed score row within its feasibility tolerance (1e-9 for HiGHS).
+SCORE_TOLERANCE = 1e-9
+
 
 class Answer(Enum):
     """What the MIPs of one new person settled."""
@@ -32,11 +37,16 @@ class Answer(Enum):
     OPEN = "open"  # a limit stopped the MIPs first
 
 
-def flip_new_patterns(state, solvers, patterns, baseline_new, budget, *, deadline=None):
+def flip_new_patterns(
+    state, solvers, patterns, baseline_new, budget, *, unflippable=None, deadline=None
+):
     """Which new patterns a model of the level set predicts differently.
 
-    Known models within the budget decide most patterns for free; each
-    remaining pattern gets its own MIPs (:func:`ask_one`).
+    Known models within the budget decide most patterns for free; a person
+    who is a training pattern (and gets its baseline prediction) is answered
+    by what the audit knows of that pattern; each remaining person gets MIPs
+    of their own (:func:`ask_one`), in which the training patterns proven
+    unflippable keep their label.
 
     Parameters
     ----------
@@ -47,6 +57,8 @@ def flip_new_patterns(state, solvers, patterns, baseline_new, budget, *, deadlin
     baseline_new : ndarray of bool, shape (n_new,)
         The baseline's prediction (positive) of each.
     budget : float or ClassBudget
+    unflippable : ndarray of bool, shape (n_patterns,) or None
+        Training patterns proven unflippable within ``budget``.
     deadline : Deadline or None
 
     Returns
@@ -60,13 +72,19 @@ def flip_new_patterns(state, solvers, patterns, baseline_new, budget, *, deadlin
     canonical = state.problem.canonical(
         np.asarray(patterns, dtype=float), scaled=enc.hypothesis.scaled
     )
+    if unflippable is None:
+        unflippable = np.zeros(state.problem.n_patterns, dtype=bool)
     decided = np.zeros(baseline_new.size, dtype=bool)
     for model in state.pool.within(budget):
         decided |= flips_of(model, canonical, baseline_new)
+    seen = training_patterns(enc, canonical)
     undecided = np.zeros(baseline_new.size, dtype=bool)
     for index in np.flatnonzero(~decided):
         if decided[index]:  # a model found for another person flips this one
             continue
+        u = seen[index]
+        if u >= 0 and unflippable[u] and baseline_new[index] == state.baseline[u]:
+            continue  # a training pattern that keeps its label in the level set
         key = (canonical[index].tobytes(), bool(baseline_new[index]))
         if proven_stable(state.stable_new.get(key, ()), budget):
             continue
@@ -74,7 +92,14 @@ def flip_new_patterns(state, solvers, patterns, baseline_new, budget, *, deadlin
             undecided[index] = True
             continue
         answer, models = ask_one(
-            state, solvers, canonical, index, baseline_new, budget, deadline
+            state,
+            solvers,
+            canonical,
+            index,
+            baseline_new,
+            budget,
+            unflippable,
+            deadline,
         )
         for model in models:
             decided |= flips_of(model, canonical, baseline_new)
@@ -85,9 +110,17 @@ def flip_new_patterns(state, solvers, patterns, baseline_new, budget, *, deadlin
     return decided, undecided & ~decided
 
 
+def training_patterns(enc, canonical):
+    """Index of the training pattern each canonical row equals (-1: none)."""
+    index = {row.tobytes(): u for u, row in enumerate(enc.X[: enc.n_train])}
+    return np.array([index.get(row.tobytes(), -1) for row in canonical], dtype=int)
+
+
 def flips_of(model, canonical, baseline_new):
-    """Mask of the people ``model`` predicts unlike the baseline (score > 0)."""
-    return ((canonical @ model.w + model.b) > 0) != baseline_new
+    """Mask of the people ``model`` scores at or across 0 from the baseline's
+    side (the rule of this module)."""
+    scores = canonical @ model.w + model.b
+    return np.where(baseline_new, scores <= SCORE_TOLERANCE, scores >= -SCORE_TOLERANCE)
 
 
 def proven_stable(budgets, budget):
@@ -107,14 +140,16 @@ def proven_stable(budgets, budget):
     return False
 
 
-def ask_one(state, solvers, canonical, index, baseline_new, budget, deadline):
+def ask_one(
+    state, solvers, canonical, index, baseline_new, budget, unflippable, deadline
+):
     """Settle whether a model within ``budget`` flips person ``index``.
 
-    First the closed question (:func:`~.._mip._formulations.score_flip`
-    with the error objective, stopped at its first solution): infeasible, the
-    person is stable; a solution strictly across 0 flips them. A solution
-    exactly at 0 (the closed row binding) leaves the strict question open,
-    and the person's extreme score within the budget settles it.
+    One closed question (:func:`~.._mip._formulations.score_flip`, stopped
+    at its first solution), its LP relaxation first: infeasible, the person
+    keeps the baseline's prediction; a solution is a model that flips them.
+    The training patterns ``unflippable`` keep the baseline's label in it:
+    every model within the budget gives it to them.
 
     Returns
     -------
@@ -123,9 +158,6 @@ def ask_one(state, solvers, canonical, index, baseline_new, budget, deadline):
         The verified models within ``budget`` found on the way (pooled).
     """
     enc = state.enc
-    x = canonical[index]
-    positive = not baseline_new[index]
-    floor = enc.hypothesis.positive_floor(x) if positive else 0.0
     models = []
 
     def learn(w, b, source):
@@ -134,43 +166,26 @@ def ask_one(state, solvers, canonical, index, baseline_new, budget, deadline):
         if model is None or not admits(model, budget):
             return False
         models.append(model)
-        return bool(
-            flips_of(model, canonical[index : index + 1], baseline_new[[index]])[0]
-        )
+        one = slice(index, index + 1)
+        return bool(flips_of(model, canonical[one], baseline_new[one])[0])
 
-    for objective in ("errors", "score"):
-        mip = _formulations.score_flip(
-            enc, x, positive=positive, budget=budget, floor=floor, objective=objective
-        )
-        mip, relaxation = solvers.small(mip, deadline=deadline)
-        if relaxation is not None:
-            if _excludes(relaxation.bound, objective, positive):
-                return Answer.STABLE, models
-            if relaxation.x is not None and learn(
-                *relaxation.model(enc), f"LP of {mip.name}"
-            ):
-                return Answer.FLIP, models
-        result = solvers.solve(mip, deadline, first_solution=objective == "errors")
-        state.record(mip, result)
-        if result.status == Status.INFEASIBLE:
+    mip = _formulations.score_flip(
+        enc, canonical[index], positive=not baseline_new[index], budget=budget
+    )
+    fixed = np.flatnonzero(unflippable)
+    mip = _formulations.fix_labels(enc, mip, fixed, state.baseline[fixed])
+    mip, relaxation = solvers.small(mip, deadline=deadline)
+    if relaxation is not None:
+        if relaxation.bound == np.inf:  # the LP is infeasible: so is the MIP
             return Answer.STABLE, models
-        if result.has_solution and learn(*enc.decode(result.x)[:2], mip.name):
+        if relaxation.x is not None and learn(
+            *relaxation.model(enc), f"LP of {mip.name}"
+        ):
             return Answer.FLIP, models
-        if objective == "score" and _excludes(result.bound, objective, positive):
-            return Answer.STABLE, models
-        if not result.has_solution:  # a limit stopped it: nothing settled
-            return Answer.OPEN, models
+    result = solvers.solve(mip, deadline, first_solution=True)
+    state.record(mip, result)
+    if result.status == Status.INFEASIBLE:
+        return Answer.STABLE, models
+    if result.has_solution and learn(*enc.decode(result.x)[:2], mip.name):
+        return Answer.FLIP, models
     return Answer.OPEN, models
-
-
-def _excludes(bound, objective, positive):
-    """Whether a certified bound of a :func:`score_flip` MIP proves that no
-    model within its budget scores the person strictly across 0.
-
-    With the error objective only infeasibility proves it (a bound of
-    ``+inf``); with the score objective, a largest score of at most 0 (when
-    asking for ``> 0``) or a least score above 0 (when asking for ``<= 0``).
-    """
-    if objective == "errors":
-        return bool(bound == np.inf)
-    return bool(bound <= 0.0) if positive else bool(bound > 0.0)

@@ -37,6 +37,9 @@ from ._state import AuditState
 #: Most of a coefficient-ranges request's time that settling ambiguity at
 #: its budget may take (its proofs fix labels in every weight's MIP).
 RANGES_AMBIGUITY_SHARE = 0.5
+#: Most of a new-people request's time that settling ambiguity at its budget
+#: may take (its answers and proofs serve every new person).
+NEW_PEOPLE_SETTLE_SHARE = 0.5
 
 
 class AuditSession:
@@ -438,12 +441,20 @@ class AuditSession:
         )
 
     def ambiguous_new(self, patterns, baseline_new, budget, deadline):
-        """Which new patterns a model of the level set predicts differently."""
+        """Which new patterns a model of the level set predicts differently.
+
+        Ambiguity at ``budget`` is settled first (with at most
+        ``NEW_PEOPLE_SETTLE_SHARE`` of the time): a new person who is a
+        training pattern is answered by it, and every pattern it proves
+        unflippable keeps its label in the other people's MIPs.
+        """
+        self.certify_ambiguity(budget, deadline.share(NEW_PEOPLE_SETTLE_SHARE))
         return flip_new_patterns(
             self.state,
             self.solvers,
             patterns,
             baseline_new,
             budget,
+            unflippable=~self.maybe_flippable(budget),
             deadline=deadline,
         )

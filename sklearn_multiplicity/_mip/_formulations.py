@@ -7,8 +7,8 @@ model of the hypothesis class. Formulations:
 - :func:`min_error` -- fewest weighted training errors;
 - :func:`flip` -- fewest errors among models giving one pattern a fixed label
   (optionally within an error budget);
-- :func:`score_flip` -- a model within an error budget whose score on a
-  person outside the training data has a given sign;
+- :func:`score_flip` -- a model within an error budget scoring a person
+  outside the training data at or across 0;
 - :func:`max_disagreement` -- most weight predicted differently from a
   baseline, within an error budget;
 - :func:`coefficient` -- the least or largest value of one weight within an
@@ -113,59 +113,42 @@ def flip(enc, pattern, label, *, budget=None, hint=None):
     )
 
 
-def score_flip(enc, x, *, positive, budget, floor=0.0, objective="errors"):
-    """Models within ``budget`` that score the person ``x`` positive (or not).
+def score_flip(enc, x, *, positive, budget):
+    """Fewest errors among models within ``budget`` scoring the person ``x``
+    at or above 0 (``positive``) or at or below 0.
 
     ``x`` is a canonical pattern outside the training data: it gets one row
     on its score ``s = w . x + b`` and no binary, so no margin, and no other
-    person's row, constrains it. A model predicts ``x`` positive iff
-    ``s > 0``; a MIP cannot hold a strict inequality, so the row is the
-    closed one, ``s >= floor`` (``floor`` 0, or 1 for integer weights on
-    an integral ``x``, where the two agree) for ``positive`` and ``s <= 0``
-    otherwise. Infeasible, it proves that no model within ``budget``
-    predicts ``x`` that way; a solution needs the strict check of its own
-    score.
+    person's row, constrains it. The row is closed: a score of exactly 0 (a
+    tie) counts on both sides, so infeasibility proves that every model
+    within ``budget`` scores ``x`` strictly on the other side.
 
     Parameters
     ----------
     x : ndarray of shape (p,)
         Canonical pattern (as the encoding's ``X``).
     positive : bool
-        Ask for ``s >= floor`` (else ``s <= 0``).
+        Ask for ``s >= 0`` (else ``s <= 0``).
     budget : float or ClassBudget
-    floor : float, default=0.0
-    objective : {"errors", "score"}, default="errors"
-        Fewest errors (a feasibility question that prunes by the budget), or
-        the score pushed furthest to the asked side (maximised for
-        ``positive``, else minimised): its bound settles the strict sign.
     """
     row = np.zeros((1, enc.n_vars))
     row[0, : enc.p] = np.asarray(x, dtype=float)
     row[0, enc.p] = 1.0
-    lower, upper = (float(floor), np.inf) if positive else (-np.inf, 0.0)
+    lower, upper = (0.0, np.inf) if positive else (-np.inf, 0.0)
     budget_A, budget_lo, budget_hi = _budget_rows(enc, budget)
-    rows = (
-        sp.vstack([budget_A, sp.csr_matrix(row)], format="csr"),
-        np.concatenate([budget_lo, [lower]]),
-        np.concatenate([budget_hi, [upper]]),
-    )
-    side = "> 0" if positive else "<= 0"
-    if objective == "errors":
-        c, offset = enc.error_objective()
-        maximize, integral = False, enc.problem.weights_are_integral
-    elif objective == "score":
-        c, offset = row[0].copy(), 0.0
-        maximize, integral = bool(positive), False
-    else:
-        raise ValueError(f"objective must be 'errors' or 'score', got {objective!r}")
+    c, offset = enc.error_objective()
     return enc.mip(
         c,
         offset,
-        maximize=maximize,
-        integral=integral,
-        name=f"score_flip[new person {side}, {objective}]",
+        maximize=False,
+        integral=enc.problem.weights_are_integral,
+        name=f"score_flip[new person {'>=' if positive else '<='} 0]",
         kind="flip",
-        extra_rows=rows,
+        extra_rows=(
+            sp.vstack([budget_A, sp.csr_matrix(row)], format="csr"),
+            np.concatenate([budget_lo, [lower]]),
+            np.concatenate([budget_hi, [upper]]),
+        ),
     )
 
 

@@ -63,7 +63,8 @@ class ProbabilisticAuditor(
         is. Unfrozen estimators are cloned and fitted on ``(X, y)``.
         ``None``: ``LogisticRegression()``.
     epsilon : float, default=0.01
-        Default tolerance of the level set, in nats of weighted mean log-loss.
+        Default tolerance of the level set, in nats of (weighted) mean
+        log-loss, the unit of ``F`` above.
     threshold : float, default=0.5
         Default decision threshold on the probability of the second class
         (a decision is positive when the probability exceeds it).
@@ -87,6 +88,17 @@ class ProbabilisticAuditor(
         keep certified brackets (the closed forms or the solvers' last),
         ranges are reported with ``certified`` False and measures as bounds.
         ``None``: unlimited.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the one random step of the audit: when more than 2000 people
+        are ambiguous, the discrepancy's lower bound tries the models
+        attaining the ranges of a random sample of 2000 of them. Ranges,
+        ambiguity and the other measures do not depend on it. Pass an int
+        for the same bound at every call (``None``: numpy's global random
+        state).
+    verbose : int, default=0
+        ``>= 1``: a progress line for each stage of a request's ranges (the
+        closed-form bounds, the boundary walk and the exact solver), with
+        the ends it settled and its time.
 
     Attributes
     ----------
@@ -157,6 +169,8 @@ class ProbabilisticAuditor(
         "refine": [StrOptions({"all", "threshold", "none"})],
         "n_jobs": [Integral, None],
         "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -169,6 +183,8 @@ class ProbabilisticAuditor(
         refine="all",
         n_jobs=None,
         time_limit=300,
+        random_state=None,
+        verbose=0,
     ):
         self.estimator = estimator
         self.epsilon = epsilon
@@ -177,6 +193,8 @@ class ProbabilisticAuditor(
         self.refine = refine
         self.n_jobs = n_jobs
         self.time_limit = time_limit
+        self.random_state = random_state
+        self.verbose = verbose
 
     def _default(self):
         return LogisticRegression()
@@ -218,6 +236,8 @@ class ProbabilisticAuditor(
         self._level_set = LevelSet(objective, objective.theta(lr.coef_, lr.intercept_))
         self._rows = objective.augment(Z)
         self._weight = weight
+        # Per-person tables of the training rows keep the caller's row labels.
+        self._row_index = _index_of(X)
         self._cache = {}
         ls = self._level_set
         self.baseline_objective_ = ls.baseline_objective
@@ -281,10 +301,20 @@ class ProbabilisticAuditor(
             self.tol,
             n_jobs=self.n_jobs,
             end=self._end(),
+            log=self._log(eps) if self.verbose >= 1 else None,
         )
         if rows is None:
             self._cache[key] = (ranges, self.time_limit)
         return ranges
+
+    def _log(self, eps):
+        """Print the progress lines of a request at ``eps`` (``verbose >= 1``)."""
+        name = type(self).__name__
+
+        def log(line):
+            print(f"[{name}] eps={eps:g} nats: {line}", flush=True)
+
+        return log
 
     def _end(self):
         """When the exact solver of a request starting now must stop."""
@@ -304,7 +334,8 @@ class ProbabilisticAuditor(
         Parameters
         ----------
         eps : float, default=None
-            Tolerance; defaults to the ``epsilon`` parameter.
+            Tolerance, in nats of mean log-loss; defaults to the ``epsilon``
+            parameter.
 
         Returns
         -------
@@ -342,12 +373,15 @@ class ProbabilisticAuditor(
         X : array-like of shape (n_samples, n_features), default=None
             People to score; ``None``: the training rows.
         eps : float, default=None
-            Tolerance; defaults to the ``epsilon`` parameter.
+            Tolerance, in nats of mean log-loss; defaults to the ``epsilon``
+            parameter.
 
         Returns
         -------
         pandas.DataFrame
-            One row per person (``X``'s index for a DataFrame): ``lower`` and
+            One row per person, indexed by ``X``'s index for a DataFrame (by
+            the index of the DataFrame given to ``fit`` for the training
+            rows; a ``RangeIndex`` for arrays): ``lower`` and
             ``upper``, the smallest and largest probability of the second
             class attained by models of the level set; ``baseline``, the
             baseline's; ``lower_bound`` and ``upper_bound``, certified limits
@@ -366,7 +400,7 @@ class ProbabilisticAuditor(
                 "lower_bound": expit(b.lower_out),
                 "upper_bound": expit(b.upper_out),
             },
-            index=X.index if isinstance(X, pd.DataFrame) else None,
+            index=self._row_index if X is None else _index_of(X),
         )
         frame["width"] = frame["upper"] - frame["lower"]
         frame["certified"] = ranges.certified(self.tol)
@@ -380,7 +414,8 @@ class ProbabilisticAuditor(
         i : int
             Position of the person in the training data.
         eps : float, default=None
-            Tolerance; defaults to the ``epsilon`` parameter.
+            Tolerance, in nats of mean log-loss; defaults to the ``epsilon``
+            parameter.
 
         Returns
         -------
@@ -425,6 +460,11 @@ class ProbabilisticAuditor(
         tags.classifier_tags.multi_class = False
         tags.input_tags.sparse = False
         return tags
+
+
+def _index_of(X):
+    """The row labels of ``X`` when it is a DataFrame, else None."""
+    return X.index if isinstance(X, pd.DataFrame) else None
 
 
 def _more_time(limit, before):

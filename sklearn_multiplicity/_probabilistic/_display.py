@@ -12,8 +12,9 @@ class ViablePredictionRangeDisplay:
     is the baseline's probability and the horizontal line the decision
     threshold: people whose band crosses it are the ambiguous ones.
 
-    Create it with :meth:`from_auditor`, or from a precomputed range table
-    and then call :meth:`plot`. All parameters are keyword-only.
+    Create it with :meth:`from_estimator` (or its alias :meth:`from_auditor`),
+    or from a precomputed range table and then call :meth:`plot`. All
+    parameters are keyword-only.
 
     Parameters
     ----------
@@ -51,7 +52,7 @@ class ViablePredictionRangeDisplay:
     >>> y = (X[:, 0] + rng.normal(size=80) > 0).astype(int)
     >>> auditor = ProbabilisticAuditor(epsilon=0.02).fit(X, y)
     >>> ax = Figure().add_subplot()
-    >>> display = ViablePredictionRangeDisplay.from_auditor(
+    >>> display = ViablePredictionRangeDisplay.from_estimator(
     ...     auditor, ax=ax, alpha=0.5)
     >>> display.band_.get_alpha()
     0.5
@@ -62,7 +63,7 @@ class ViablePredictionRangeDisplay:
         self.threshold = threshold
 
     @classmethod
-    def from_auditor(cls, auditor, X=None, eps=None, *, ax=None, **kwargs):
+    def from_estimator(cls, auditor, X=None, eps=None, *, ax=None, **kwargs):
         """Compute the ranges of a fitted auditor and plot them.
 
         Parameters
@@ -72,7 +73,8 @@ class ViablePredictionRangeDisplay:
         X : array-like of shape (n_samples, n_features), default=None
             People to draw; ``None``: the training rows.
         eps : float, default=None
-            Tolerance; defaults to the auditor's ``epsilon``.
+            Tolerance, in nats of mean log-loss; defaults to the auditor's
+            ``epsilon``.
         ax : matplotlib.axes.Axes, default=None
             Axes to draw on; a new figure when ``None``.
         **kwargs : dict
@@ -86,9 +88,38 @@ class ViablePredictionRangeDisplay:
             The display, with the fitted attributes ``ax_``, ``figure_``,
             ``band_``, ``line_`` and ``threshold_line_``.
         """
-        check_matplotlib_support(f"{cls.__name__}.from_auditor")
+        check_matplotlib_support(f"{cls.__name__}.from_estimator")
         ranges = auditor.viable_prediction_range(X, eps)
         return cls(ranges=ranges, threshold=auditor.threshold).plot(ax=ax, **kwargs)
+
+    @classmethod
+    def from_auditor(cls, auditor, X=None, eps=None, *, ax=None, **kwargs):
+        """Compute the ranges of a fitted auditor and plot them.
+
+        An alias of :meth:`from_estimator`, with the same parameters.
+
+        Parameters
+        ----------
+        auditor : ProbabilisticAuditor
+            A fitted auditor.
+        X : array-like of shape (n_samples, n_features), default=None
+            People to draw; ``None``: the training rows.
+        eps : float, default=None
+            Tolerance, in nats of mean log-loss; defaults to the auditor's
+            ``epsilon``.
+        ax : matplotlib.axes.Axes, default=None
+            Axes to draw on; a new figure when ``None``.
+        **kwargs : dict
+            Keyword arguments passed to
+            :meth:`matplotlib.axes.Axes.fill_between` for the band, see
+            :meth:`plot`.
+
+        Returns
+        -------
+        display : ViablePredictionRangeDisplay
+            The display of :meth:`from_estimator`.
+        """
+        return cls.from_estimator(auditor, X, eps, ax=ax, **kwargs)
 
     def plot(self, ax=None, **kwargs):
         """Draw the ranges.

@@ -6,6 +6,7 @@ ranges come from the ellipsoids and, for the ends they leave open, from the
 boundary walk (:mod:`._walk`) and then the exact solver.
 """
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,22 +70,42 @@ class LevelSet:
             )
         return self._ellipsoids[eps]
 
-    def ranges(self, rows, eps, refine, tol, n_jobs=None, end=None):
+    def ranges(self, rows, eps, refine, tol, n_jobs=None, end=None, log=None):
         """Certified ranges of the scores ``rows @ theta`` (rows augmented).
 
         ``refine(bounds)`` returns the masks ``(lower, upper)`` of the ends to
         settle; the rest keep their closed-form brackets. The boundary walk
         settles most of them, the exact solver the rest; both stop at ``end``
         (a ``time.perf_counter()`` value, ``None``: never), leaving certified
-        brackets.
+        brackets. ``log(line)``, when given, receives a progress line per
+        stage.
         """
+        start = time.perf_counter()
         outer, inner = self.ellipsoids(eps)
         b = closed_form_bounds(rows, rows @ self.theta0, outer, inner)
         p, n = rows.shape[1], rows.shape[0]
+        if log is not None:
+            need_lo, need_hi = refine(b)
+            log(
+                f"closed-form bounds of {n} people in "
+                f"{time.perf_counter() - start:.2f} s; "
+                f"{int(need_lo.sum() + need_hi.sum())} of {2 * n} ends left open"
+            )
         models = (np.full((p, n), np.nan), np.full((p, n), np.nan))
-        _settle(rows, b, models, refine, self._walks[eps].run, tol, n_jobs, end)
-        complete = _settle(rows, b, models, refine, self._exact(eps), tol, n_jobs, end)
-        return Ranges(b, models[0], models[1], complete)
+        stages = (
+            ("boundary walk", self._walks[eps].run, "passed on to the exact solver"),
+            ("exact solver", self._exact(eps), "left as certified brackets"),
+        )
+        for name, solver, open_ends in stages:
+            start = time.perf_counter()
+            asked, left = _settle(rows, b, models, refine, solver, tol, n_jobs, end)
+            if log is not None and asked:
+                log(
+                    f"{name} settled {asked - left} of {asked} ends in "
+                    f"{time.perf_counter() - start:.2f} s"
+                    + (f"; {left} {open_ends}" if left else "")
+                )
+        return Ranges(b, models[0], models[1], complete=left == 0)
 
     def _exact(self, eps):
         def solve(C, lower, upper, tol, **kwargs):
@@ -145,7 +166,8 @@ def _keep_found(models, index, thetas):
 
 def _settle(rows, b, models, refine, solver, tol, n_jobs, end):
     """Run ``solver`` on the ends ``refine(b)`` asks for and write its
-    brackets and models back; whether it settled every one of them."""
+    brackets and models back; how many ends it was asked to settle and how
+    many it left open."""
     lower_models, upper_models = models
     need_lo, need_hi = refine(b)
     lo_idx, hi_idx = np.flatnonzero(need_lo), np.flatnonzero(need_hi)
@@ -158,4 +180,4 @@ def _settle(rows, b, models, refine, solver, tol, n_jobs, end):
     b.lower_in[lo_idx], b.lower_out[lo_idx] = -lo[k:], -hi[k:]
     _keep_found(upper_models, hi_idx, thetas[:, :k])
     _keep_found(lower_models, lo_idx, thetas[:, k:])
-    return not np.any(prob_gap(lo, hi) > tol)
+    return lo.size, int(np.count_nonzero(prob_gap(lo, hi) > tol))

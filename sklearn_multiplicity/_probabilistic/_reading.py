@@ -5,18 +5,23 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from sklearn.utils import check_random_state
 
 from .._core._validation import check_epsilon
 from .._exceptions import CertificationWarning
 from . import _measures
+
+#: Most ambiguous people whose range-attaining models the discrepancy's lower
+#: bound tries (a sample of them, drawn with ``random_state``, beyond it).
+MAX_FLIP_MODELS = 2000
 
 
 class MeasuresMixin:
     """Measures of :class:`ProbabilisticAuditor`.
 
     Reads the auditor's ``_ranges(eps, threshold)``, ``_eps``, ``_threshold``,
-    ``viable_prediction_range``, the training ``_rows`` and ``_weight`` and the
-    fitted ``_level_set``.
+    ``viable_prediction_range``, ``random_state``, the training ``_rows`` and
+    ``_weight`` and the fitted ``_level_set``.
     """
 
     def ambiguity_bounds(self, eps=None, threshold=None):
@@ -25,7 +30,8 @@ class MeasuresMixin:
         Parameters
         ----------
         eps : float, default=None
-            Tolerance; defaults to the ``epsilon`` parameter.
+            Tolerance, in nats of mean log-loss; defaults to the ``epsilon``
+            parameter.
         threshold : float, default=None
             Decision threshold; defaults to the ``threshold`` parameter.
 
@@ -50,7 +56,8 @@ class MeasuresMixin:
         Parameters
         ----------
         eps : float, default=None
-            Tolerance; defaults to the ``epsilon`` parameter.
+            Tolerance, in nats of mean log-loss; defaults to the ``epsilon``
+            parameter.
         threshold : float, default=None
             Decision threshold; defaults to the ``threshold`` parameter.
 
@@ -69,7 +76,8 @@ class MeasuresMixin:
         Parameters
         ----------
         eps : float, default=None
-            Tolerance; defaults to the ``epsilon`` parameter.
+            Tolerance, in nats of mean log-loss; defaults to the ``epsilon``
+            parameter.
         threshold : float, default=None
             Decision threshold; defaults to the ``threshold`` parameter.
 
@@ -77,7 +85,9 @@ class MeasuresMixin:
         -------
         tuple of float
             Below: the most flips of a model found (the models attaining the
-            people's ranges); above: the ambiguity's upper bound.
+            people's ranges; of a sample of 2000 people drawn with
+            ``random_state`` when more are ambiguous); above: the ambiguity's
+            upper bound.
         """
         eps, threshold = self._eps(eps), self._threshold(threshold)
         ranges = self._ranges(eps, threshold)
@@ -93,7 +103,8 @@ class MeasuresMixin:
         Parameters
         ----------
         eps : float, default=None
-            Tolerance; defaults to the ``epsilon`` parameter.
+            Tolerance, in nats of mean log-loss; defaults to the ``epsilon``
+            parameter.
         threshold : float, default=None
             Decision threshold; defaults to the ``threshold`` parameter.
 
@@ -106,12 +117,12 @@ class MeasuresMixin:
         """
         return _value(self.discrepancy_bounds(eps, threshold), "discrepancy")
 
-    def _flip_models(self, ranges, eps, threshold, limit=2000):
+    def _flip_models(self, ranges, eps, threshold):
         """Models of the set flipping some decisions: those attaining each
-        ambiguous person's crossing end (at most ``limit``), and models pushing
-        many people across at once (``max c . theta`` with ``c`` a weighted sum
-        of the ambiguous people's rows, the nearer to the threshold the
-        heavier)."""
+        ambiguous person's crossing end (of a sample of ``MAX_FLIP_MODELS``
+        people when there are more), and models pushing many people across at
+        once (``max c . theta`` with ``c`` a weighted sum of the ambiguous
+        people's rows, the nearer to the threshold the heavier)."""
         b = ranges.bounds
         sure, _ = _measures.flips(b, threshold)
         tau = _measures.threshold_logit(threshold)
@@ -121,8 +132,9 @@ class MeasuresMixin:
         if people.size == 0:
             return np.empty((p, 0))
         chosen = people
-        if people.size > limit:
-            chosen = np.random.RandomState(0).choice(people, limit, replace=False)
+        if people.size > MAX_FLIP_MODELS:
+            rng = check_random_state(self.random_state)
+            chosen = rng.choice(people, MAX_FLIP_MODELS, replace=False)
         models = [
             self._level_set.attaining(
                 ranges, i, self._rows[i], "lower" if positive[i] else "upper", eps
@@ -152,7 +164,8 @@ class MeasuresMixin:
         Parameters
         ----------
         eps : float, default=None
-            Tolerance; defaults to the ``epsilon`` parameter.
+            Tolerance, in nats of mean log-loss; defaults to the ``epsilon``
+            parameter.
         delta : float, default=0.1
             Change of the probability, in [0, 1].
 
@@ -176,7 +189,8 @@ class MeasuresMixin:
         X : array-like of shape (n_samples, n_features), default=None
             People to score; ``None``: the training rows.
         eps : float, default=None
-            Tolerance; defaults to the ``epsilon`` parameter.
+            Tolerance, in nats of mean log-loss; defaults to the ``epsilon``
+            parameter.
 
         Returns
         -------

@@ -21,7 +21,8 @@ def vpr_width_scorer(eps=None):
     Parameters
     ----------
     eps : float or None, default=None
-        Tolerance; ``None`` uses the auditor's ``epsilon``.
+        Tolerance, in nats of mean log-loss; ``None`` uses the auditor's
+        ``epsilon``.
 
     Returns
     -------
@@ -70,7 +71,8 @@ def probabilistic_ambiguity_scorer(eps=None, threshold=None):
     Parameters
     ----------
     eps : float or None, default=None
-        Tolerance; ``None`` uses the auditor's ``epsilon``.
+        Tolerance, in nats of mean log-loss; ``None`` uses the auditor's
+        ``epsilon``.
     threshold : float or None, default=None
         Decision threshold; ``None`` uses the auditor's ``threshold``.
 

@@ -169,3 +169,18 @@ def test_german_credit_summary_is_consistent(tmp_path, capsys):
     assert main(argv + ["--out", str(out)]) == 0
     report = json.loads((out / "report.json").read_text())
     check_summary_names_what_is_open(capsys.readouterr().out, report)
+
+
+def test_summary_gives_the_unit_of_eps_and_the_seed_reaches_the_auditor(
+    csv, tmp_path, capsys
+):
+    out = tmp_path / "report"
+    argv = ["audit", str(csv), "--target", "outcome", "--measure", "probabilistic"]
+    argv += ["--epsilon", "0.02", "--random-state", "7", "--out", str(out)]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    level = next(line for line in text.splitlines() if "objective at most" in line)
+    assert level.endswith("+ eps 0.02 nats of mean log-loss)")
+    report = json.loads((out / "report.json").read_text())
+    assert report["settings"]["random_state"] == 7
+    assert report["settings"]["verbose"] == 0

@@ -92,3 +92,47 @@ def test_string_labels_reject_values_and_bad_input():
         [1, 0], [-1, -1]
     )  # nan: nobody decided
     assert coverage_score([1, 0, 1], [1, -1, 0], sample_weight=[1, 2, 1]) == 0.5
+
+
+@pytest.mark.parametrize(
+    "name, classes, reject, dtype",
+    [
+        ("integers", [0, 1], -1, np.int64),
+        ("minus one is a label", [-1, 1], -2, np.int64),
+        ("floats", [0.0, 1.0], -1, np.float64),
+        ("text", ["no", "yes"], "reject", object),
+        ("reject is a label", ["accept", "reject"], "abstain", object),
+    ],
+)
+def test_default_reject_value_is_of_the_labels_kind(name, classes, reject, dtype):
+    X, y = random_tiny(4, n=20, d=2, levels=3)
+    labels = np.asarray(classes)[y]
+    clf = AbstainingClassifier(MultiplicityAuditor(time_limit=20), eps=0.2)
+    clf.fit(X, labels)
+    assert clf.reject_ == reject and type(clf.reject_) is type(reject)
+    predictions = clf.predict(X)
+    assert predictions.dtype == dtype
+    # Never a mix of types: every value is a label or the reject value.
+    assert len({type(v) for v in predictions.tolist()}) == 1
+    contestable = clf.auditor_.conflicts(0.2)
+    assert contestable.any() and not contestable.all()
+    assert all(p == reject for p in predictions[contestable])
+    np.testing.assert_array_equal(
+        predictions[~contestable], clf.auditor_.predict(X)[~contestable]
+    )
+    assert coverage_scorer(clf, X) == pytest.approx(1 - contestable.mean())
+    assert decided_accuracy_scorer(clf, X, labels) == clf.score(X, labels)
+
+
+def test_a_reject_value_of_another_kind_than_the_labels_is_refused():
+    X, y = random_tiny(4, n=20, d=2, levels=3)
+    text = np.where(y == 1, "yes", "no")
+    with pytest.raises(ValueError, match="reject=-1 is not of the kind.*'no', 'yes'"):
+        AbstainingClassifier(reject=-1).fit(X, text)
+    with pytest.raises(ValueError, match="reject='abstain' is not of the kind"):
+        AbstainingClassifier(reject="abstain").fit(X, y)
+    with pytest.raises(ValueError, match="reject=True is not of the kind"):
+        AbstainingClassifier(reject=True).fit(X, y)
+    clf = AbstainingClassifier(MultiplicityAuditor(time_limit=20), eps=0.2, reject=0.5)
+    predictions = clf.fit(X, y).predict(X)
+    assert predictions.dtype == np.float64 and 0.5 in set(predictions)

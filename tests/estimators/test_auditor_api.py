@@ -147,3 +147,53 @@ def test_unknown_strategy_is_refused():
     X, y = random_tiny(0)
     with pytest.raises(ValueError, match="strategy"):
         MultiplicityAuditor(LogisticRegression(), strategy="guess").fit(X, y)
+
+
+@pytest.mark.parametrize("labels", ["ids", "shuffled", "default"])
+def test_evidence_keeps_the_index_of_the_fitted_frame(labels):
+    pd = pytest.importorskip("pandas")
+    X, y = random_tiny(2, n=30, d=2, levels=5, noise=0.2)
+    frame = pd.DataFrame(X, columns=["a", "b"])
+    if labels == "ids":
+        frame.index = pd.Index([f"person-{i}" for i in range(30)], name="id")
+    elif labels == "shuffled":  # e.g. the rows of a train_test_split
+        frame.index = np.random.RandomState(0).permutation(100)[:30]
+    auditor = MultiplicityAuditor(LogisticRegression(), epsilon=0.1, time_limit=10)
+    evidence = clone(auditor).fit(frame, y).evidence()
+    pd.testing.assert_index_equal(evidence.index, frame.index)
+    from_array = clone(auditor).fit(X, y).evidence()
+    pd.testing.assert_index_equal(from_array.index, pd.RangeIndex(30))
+    pd.testing.assert_frame_equal(
+        evidence.reset_index(drop=True), from_array.reset_index(drop=True)
+    )
+    assert evidence["contestable"].any()  # something to label
+
+
+def test_text_columns_are_named_unless_a_pipeline_encodes_them():
+    pd = pytest.importorskip("pandas")
+    from sklearn.compose import make_column_transformer
+    from sklearn.preprocessing import OneHotEncoder
+
+    X, y = random_tiny(3, n=30, d=2, levels=4)
+    frame = pd.DataFrame(X, columns=["a", "b"])
+    frame["region"] = np.where(X[:, 0] > 1, "north", "south")
+    frame["city"] = pd.Categorical(np.where(X[:, 1] > 1, "x", "y"))
+    names = "text column.*'region', 'city'"
+    with pytest.raises(ValueError, match=names):
+        MultiplicityAuditor(time_limit=5).fit(frame, y)
+    with pytest.raises(ValueError, match=names):
+        MultiplicityAuditor(LogisticRegression()).fit(frame, y)
+    with pytest.raises(ValueError, match="text column.*'region', 'city'"):
+        MultiplicityAuditor(make_pipeline(StandardScaler(), LogisticRegression())).fit(
+            frame, y
+        )
+    encoder = make_column_transformer(
+        (OneHotEncoder(), ["region", "city"]), remainder="passthrough"
+    )
+    pipe = make_pipeline(encoder, LogisticRegression())
+    auditor = MultiplicityAuditor(pipe, epsilon=0.1, time_limit=10).fit(frame, y)
+    # Audited in the encoded space: 2 + 2 indicators and the 2 numbers.
+    assert auditor.n_features_in_ == 4
+    assert auditor.estimator_[-1].coef_.shape == (1, 6)
+    assert 0 <= auditor.ambiguity() <= 1
+    assert auditor.predict_set(frame).shape == (30, 2)

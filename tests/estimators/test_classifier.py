@@ -241,3 +241,19 @@ def test_warm_start_is_recorded():
         clf = ZeroOneLinearClassifier(time_limit=10).fit(X, y)
     assert clf.warm_start_["n_errors"] >= clf.n_errors_
     assert clf.warm_start_["source"]
+
+
+def test_text_columns_are_named():
+    pd = pytest.importorskip("pandas")
+    X, y = random_tiny(5, n=12)
+    frame = pd.DataFrame(X, columns=["income", "debt"])
+    frame["job"] = np.where(y == 1, "clerk", "baker")
+    with pytest.raises(ValueError, match="text column.*'job'.*OneHotEncoder"):
+        ZeroOneLinearClassifier(time_limit=5).fit(frame, y)
+    mixed = np.column_stack([X, frame["job"]]).astype(object)
+    with pytest.raises(ValueError, match="text column.*'column 2'"):
+        ZeroOneLinearClassifier(time_limit=5).fit(mixed, y)
+    # Numbers written as text still convert, as before.
+    as_text = frame[["income", "debt"]].astype(str).astype(object)
+    clf = ZeroOneLinearClassifier(time_limit=10).fit(as_text, y)
+    assert clf.n_errors_ == ZeroOneLinearClassifier(time_limit=10).fit(X, y).n_errors_

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pytest
 from brute_force import baseline_truth, random_tiny, separable
+from faulty_backends import NoSolutionBackend
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
@@ -25,8 +26,9 @@ def _one_blas_thread():
         yield
 
 
-def square_auditor():
-    return MultiplicityAuditor(epsilon=0.0, time_limit=20).fit(SQUARE, SQUARE_Y)
+def square_auditor(cuts=True):
+    auditor = MultiplicityAuditor(epsilon=0.0, time_limit=20, cuts=cuts)
+    return auditor.fit(SQUARE, SQUARE_Y)
 
 
 def test_a_person_keeps_both_labels_beside_a_neighbour():
@@ -45,16 +47,20 @@ def test_a_person_keeps_both_labels_beside_a_neighbour():
     np.testing.assert_array_equal(together, [[True, True], [True, True]])
 
 
-def test_the_rule_is_score_above_zero_whatever_answers():
+@pytest.mark.parametrize("cuts", [True, False])
+@pytest.mark.filterwarnings("error::sklearn_multiplicity.CertificationWarning")
+def test_the_rule_is_score_above_zero_whatever_answers(cuts):
     # Largest score of (t, 0.5) over the level set: t - margin (hand-worked
-    # above). Ambiguous iff t > margin, by a known model or by a MIP alike.
+    # above). Contestable iff some model scores the person at or above 0
+    # (t = margin: a tie), by a known model or by a MIP alike (without the
+    # identity rows, MIPs answer without an LP first).
     margin = MultiplicityAuditor().margin
-    ts = np.array([0.2, 0.5, 0.9, 1.1, 1.5, 3.0]) * margin
-    expected = ts > margin
+    ts = np.array([0.2, 0.5, 0.9, 0.999, 1.0, 1.001, 1.5, 3.0]) * margin
+    expected = ts >= margin
     points = np.column_stack([ts, np.full(ts.size, 0.5)])
-    each_fresh = [bool(square_auditor().ambiguous(p[None])[0]) for p in points]
+    each_fresh = [bool(square_auditor(cuts).ambiguous(p[None])[0]) for p in points]
     # The same people after a far one has pooled a model flipping them.
-    warmed = square_auditor()
+    warmed = square_auditor(cuts)
     assert warmed.ambiguous([[0.3, 0.5]])[0]
     after_pool = warmed.ambiguous(points)
     np.testing.assert_array_equal(each_fresh, expected)
@@ -157,3 +163,38 @@ def test_new_people_in_a_batch_match_enumeration(seed):
             points = np.vstack([truth.points, person])
             expected = any(separable(points, np.append(z, not label)) for z in level)
         assert got.all() == expected, person
+
+
+def test_people_a_limit_leaves_open_get_both_labels_and_a_warning():
+    # A backend that finds and proves nothing: people that no known model
+    # flips and no LP proves stable stay open, with both labels (never a
+    # singleton that is not certified) and a warning.
+    X, y = random_tiny(3, n=8, d=2, levels=3)
+    auditor = _fit(X, y, "logistic", 0.25)
+    truth, z0, err0 = baseline_truth(auditor, X, y)
+    level = truth.level_set(err0, 0.25)
+    # Without the identity rows no LP screens the people: MIPs must answer.
+    fresh = MultiplicityAuditor(
+        LogisticRegression(), epsilon=0.25, time_limit=20, cuts=False
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        fresh.fit(X, y)
+    fresh.session_.backend = NoSolutionBackend()
+    people = np.random.default_rng(0).uniform(-0.5, 2.5, size=(12, 2))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sets = fresh.predict_set(people)
+        contestable = fresh.ambiguous(people)
+    exact = auditor.predict_set(people)
+    open_people = sets.all(axis=1) & ~contestable
+    assert open_people.any()
+    assert any(issubclass(w.category, CertificationWarning) for w in caught)
+    # What is certified agrees with the exact answers and the enumeration.
+    np.testing.assert_array_equal(sets[~open_people], exact[~open_people])
+    assert exact[contestable].all()
+    baseline = auditor.predict(people) == auditor.classes_[1]
+    for person, pinned, label in zip(people, ~sets.all(axis=1), baseline, strict=True):
+        if pinned:
+            points = np.vstack([truth.points, person])
+            assert not any(separable(points, np.append(z, not label)) for z in level)

@@ -154,3 +154,30 @@ def test_group_display_passes_kwargs_to_the_bars(fitted):
     for bar in display.bars_:
         np.testing.assert_allclose(bar.get_facecolor(), (0.0, 0.5, 0.0, 0.4), atol=0.01)
         np.testing.assert_allclose(bar.get_edgecolor(), (0.0, 0.0, 0.0, 0.4))
+
+
+def _line_data(display):
+    return {
+        name: (list(line.get_xdata()), list(line.get_ydata()), line.get_linewidth())
+        for name, line in display.lines_.items()
+    }
+
+
+def test_from_estimator_and_its_alias_from_auditor_give_the_same_display(fitted):
+    auditor, sampling = fitted
+    new = MultiplicityPathDisplay.from_estimator(auditor, 0.1, sampling=sampling, lw=2)
+    old = MultiplicityPathDisplay.from_auditor(auditor, 0.1, sampling=sampling, lw=2)
+    assert type(new) is type(old) is MultiplicityPathDisplay
+    pd.testing.assert_frame_equal(new.path, old.path)
+    pd.testing.assert_frame_equal(new.sampling_path, old.sampling_path)
+    assert _line_data(new) == _line_data(old)
+    assert sorted(new.bands_) == sorted(old.bands_)
+
+    new = GroupAmbiguityDisplay.from_estimator(auditor, 0.1, color="green")
+    old = GroupAmbiguityDisplay.from_auditor(auditor, 0.1, color="green")
+    pd.testing.assert_frame_equal(new.by_group, old.by_group)
+    assert (new.overall, new.epsilon) == (old.overall, old.epsilon)
+    assert [b.get_height() for b in new.bars_] == [b.get_height() for b in old.bars_]
+    assert [b.get_facecolor() for b in new.bars_] == [
+        b.get_facecolor() for b in old.bars_
+    ]

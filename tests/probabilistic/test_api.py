@@ -260,3 +260,113 @@ def test_a_time_limit_leaves_certified_brackets_and_more_time_settles_them():
         limited.viable_prediction_range()["upper"], full["upper"], atol=tol
     )
     assert limited.viable_prediction_range()["certified"].all()
+
+
+def test_random_state_and_verbose_are_parameters(data):
+    X, y = data
+    auditor = ProbabilisticAuditor(random_state=3, verbose=1)
+    params = clone(auditor).get_params()
+    assert params["random_state"] == 3 and params["verbose"] == 1
+    assert ProbabilisticAuditor().get_params()["random_state"] is None
+    assert ProbabilisticAuditor().get_params()["verbose"] == 0
+    with pytest.raises(ValueError, match="random_state"):
+        ProbabilisticAuditor(random_state="seed").fit(X, y)
+    with pytest.raises(ValueError, match="verbose"):
+        ProbabilisticAuditor(verbose=-1).fit(X, y)
+
+
+def _chosen_people(monkeypatch, random_state, X, y):
+    """The people whose range-attaining models the discrepancy tries, with a
+    sample of 5 of the ambiguous people."""
+    from sklearn_multiplicity._probabilistic import _reading
+    from sklearn_multiplicity._probabilistic._level_set import LevelSet
+
+    monkeypatch.setattr(_reading, "MAX_FLIP_MODELS", 5)
+    seen = []
+    attaining = LevelSet.attaining
+
+    def spy(self, ranges, index, *args):
+        seen.append(int(index))
+        return attaining(self, ranges, index, *args)
+
+    monkeypatch.setattr(LevelSet, "attaining", spy)
+    auditor = ProbabilisticAuditor(epsilon=0.05, random_state=random_state)
+    auditor.fit(X, y).discrepancy_bounds()
+    monkeypatch.undo()
+    return auditor, sorted(seen)
+
+
+def test_random_state_seeds_the_sample_of_ambiguous_people(monkeypatch):
+    X, y = small_problem(3, n=300, d=6)
+    auditor, chosen = _chosen_people(monkeypatch, 0, X, y)
+    r = auditor.viable_prediction_range()
+    # Ambiguous: the attained range crosses the threshold (0.5).
+    people = np.flatnonzero(np.where(r.baseline > 0.5, r.lower <= 0.5, r.upper > 0.5))
+    assert people.size > 5
+    expected = {
+        seed: sorted(np.random.RandomState(seed).choice(people, 5, replace=False))
+        for seed in (0, 1)
+    }
+    assert expected[0] != expected[1]
+    assert chosen == expected[0]
+    assert _chosen_people(monkeypatch, 1, X, y)[1] == expected[1]
+    same = _chosen_people(monkeypatch, np.random.RandomState(0), X, y)[1]
+    assert same == expected[0]
+
+
+def test_verbose_prints_a_line_per_stage_of_the_ranges(data, capsys):
+    X, y = data
+    ProbabilisticAuditor(epsilon=0.02).fit(X, y).viable_prediction_range()
+    assert capsys.readouterr().out == ""
+    auditor = ProbabilisticAuditor(epsilon=0.02, verbose=1).fit(X, y)
+    auditor.viable_prediction_range()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("[ProbabilisticAuditor] eps=0.02 nats: ")
+    assert f"closed-form bounds of {len(y)} people" in lines[0]
+    assert any("boundary walk settled" in line for line in lines[1:])
+    assert all(line.startswith("[ProbabilisticAuditor]") for line in lines)
+    auditor.viable_prediction_range()  # cached: nothing computed, nothing said
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("index", [None, [f"id{i}" for i in range(60)]])
+def test_training_tables_keep_the_index_of_the_fitted_frame(data, index):
+    X, y = data
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    if index is not None:
+        frame.index = pd.Index(index, name="person")
+    from_frame = ProbabilisticAuditor(epsilon=0.02).fit(frame, y)
+    expected = frame.index if index is not None else pd.RangeIndex(len(y))
+    pd.testing.assert_index_equal(from_frame.viable_prediction_range().index, expected)
+    pd.testing.assert_index_equal(from_frame.rashomon_capacity().index, expected)
+    from_array = ProbabilisticAuditor(epsilon=0.02).fit(X, y)
+    ranges = from_array.viable_prediction_range()
+    pd.testing.assert_index_equal(ranges.index, pd.RangeIndex(len(y)))
+    np.testing.assert_allclose(
+        ranges[["lower", "upper"]],
+        from_frame.viable_prediction_range()[["lower", "upper"]],
+        rtol=1e-12,
+    )
+
+
+def test_text_columns_are_named_unless_a_pipeline_encodes_them(data):
+    from sklearn.compose import make_column_transformer
+    from sklearn.preprocessing import OneHotEncoder
+
+    X, y = data
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    frame["region"] = np.where(X[:, 0] > 0, "north", "south")
+    frame["code"] = np.where(X[:, 1] > 0, "1.5", "2")  # numbers as text convert
+    with pytest.raises(ValueError, match="text column.*'region'"):
+        ProbabilisticAuditor().fit(frame, y)
+    scaled = make_pipeline(StandardScaler(), LogisticRegression())
+    with pytest.raises(ValueError, match="text column.*'region'"):
+        ProbabilisticAuditor(scaled).fit(frame, y)
+    encoded = make_pipeline(
+        make_column_transformer(
+            (OneHotEncoder(), ["region"]), remainder=StandardScaler()
+        ),
+        LogisticRegression(),
+    )
+    auditor = ProbabilisticAuditor(encoded, epsilon=0.02).fit(frame, y)
+    assert auditor.viable_prediction_range().shape[0] == len(y)

@@ -1,6 +1,7 @@
 """Measures read off the ranges, against direct computations."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from ground_truth import boundary_samples, precise_lr, sklearn_objective, small_problem
 from scipy.special import expit
@@ -151,6 +152,27 @@ def test_display_and_scorers(fitted):
     )
     with pytest.raises(TypeError, match="ProbabilisticAuditor"):
         vpr_width_scorer()(auditor.estimator_, X, y)
+
+
+def test_display_from_estimator_and_its_alias_from_auditor_agree(fitted):
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    X, y, auditor = fitted
+    new = ViablePredictionRangeDisplay.from_estimator(
+        auditor, X[:30], 0.03, ax=Figure().add_subplot(), alpha=0.5
+    )
+    old = ViablePredictionRangeDisplay.from_auditor(
+        auditor, X[:30], 0.03, ax=Figure().add_subplot(), alpha=0.5
+    )
+    assert type(new) is type(old) is ViablePredictionRangeDisplay
+    pd.testing.assert_frame_equal(new.ranges, old.ranges)
+    pd.testing.assert_frame_equal(
+        new.ranges, auditor.viable_prediction_range(X[:30], 0.03)
+    )
+    assert new.threshold == old.threshold == auditor.threshold
+    np.testing.assert_array_equal(new.line_.get_ydata(), old.line_.get_ydata())
+    assert new.band_.get_alpha() == old.band_.get_alpha() == 0.5
 
 
 def test_closed_forms_alone_bracket_the_exact_values(fitted):
