@@ -96,6 +96,7 @@ def main():
         rows.append(
             run(name, np.asarray(X, float), y, estimator, args.alone, args.limit)
         )
+        print(rows[-1], flush=True)  # each dataset as it ends
     print(f"Machine: {machine()}; peak memory {peak_memory_mb():.0f} MB")
     table(rows, list(rows[0]))
 

@@ -505,11 +505,12 @@ class AuditReport:
                 f"Abstaining on contestable people of {n}: {abstention_line(a_)}",
             ]
         open_values = self.open_values()
+        n_undecided = int(self.evidence["undecided"].sum())
         lines += [
             "",
             f"Contestable people: {int(self.evidence['contestable'].sum())} "
-            f"certified contestable, {int(self.evidence['undecided'].sum())} "
-            "undecided (a limit stopped their MIPs)",
+            f"certified contestable, {n_undecided} undecided"
+            + (" (a limit stopped their MIPs)" if n_undecided else ""),
             "Not certified (bounds only): " + "; ".join(open_values)
             if open_values
             else "Every value above is certified.",
