@@ -1,6 +1,5 @@
 """``MultiplicityAuditor``: exact ambiguity and discrepancy of a linear baseline."""
 
-import warnings
 from numbers import Real
 
 import numpy as np
@@ -16,20 +15,18 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._baseline import Baseline, BaselineDelegationMixin, fit_baseline
 from ._classifier import SOLVER_CONSTRAINTS, ZeroOneLinearClassifier
-from ._core import TOLERANCE
 from ._core._validation import check_binary_target, check_weights, resolve_threads
 from ._engine import STRATEGIES, AuditSession, Deadline
-from ._exceptions import ProblemSizeWarning
-from ._paths import PathMixin, progress_bar
+from ._paths import PathMixin
 from ._people import PeopleMixin, warn_uncertified
 from ._requests import RequestMixin
-
-#: Distinct patterns above which exact audits rarely finish in minutes.
-LARGE_PROBLEM_PATTERNS = 2000
-#: Above this many patterns, high dimension or non-integer data make
-#: certification unlikely (see ``_warn_if_large``).
-HARD_PROBLEM_PATTERNS = 300
-HIGH_DIMENSION = 30
+from ._warnings import (
+    constant_class,
+    warn_if_constant,
+    warn_if_constraints_left_out,
+    warn_if_large,
+    warn_if_outside_class,
+)
 
 
 class MultiplicityAuditor(
@@ -71,10 +68,12 @@ class MultiplicityAuditor(
     time_limit : float or None, default=60.0
         Seconds per MIP (``None``: unlimited).
     total_time_limit : float or None, default=300.0
-        Seconds for one request (``fit``, one ``ambiguity``, ``path`` ...
-        call), like ``max_iter``: MIPs not solved in time leave certified
-        bounds, and a request with no time left answers from what is known.
-        ``None``: unlimited (exact values, however long they take).
+        Seconds that the audit of one tolerance may spend, over every call
+        that asks about it (see Notes), like ``max_iter``: MIPs not solved in
+        time leave certified bounds, and later calls read them.
+        :meth:`refine` gives more time. A path, new people and coefficient
+        ranges are questions with a limit of their own. ``None``: unlimited
+        (exact values, however long they take).
     margin : float, default=1e-3
         Margin of the continuous hypothesis class, as in
         :class:`ZeroOneLinearClassifier`.
@@ -98,7 +97,9 @@ class MultiplicityAuditor(
     random_state : int or None, default=None
         Seed of the solvers and of the warm starts.
     verbose : int, default=0
-        ``>= 1``: progress bars for flip MIPs and the discrepancy MIPs of
+        ``>= 1``: a bar of each tolerance's audit (people decided out of
+        all, the ambiguity band and the most disagreement found, read every
+        two seconds, also while one MIP runs) and of the discrepancy MIPs of
         ``path``; ``> 1``: solver logs.
     constraints : list, default=None
         Constraints from :mod:`sklearn_multiplicity.constraints` that the
@@ -123,7 +124,8 @@ class MultiplicityAuditor(
         ``baseline_errors_`` as a share of the total weight.
     min_error_bounds_ : tuple of float
         Certified ``(lower, upper)`` on the fewest weighted errors of the
-        class.
+        class, solved on first access (the default baseline's ``fit``
+        solves it) within ``total_time_limit``, then kept.
     baseline_constant_class_ : object or None
         The class the baseline predicts for every training row (of positive
         weight) when it predicts only one, else ``None``. The level set is
@@ -153,6 +155,16 @@ class MultiplicityAuditor(
     The level set at ``eps`` holds the models of weighted training error at
     most :meth:`error_budget` ``= err(h0) + eps * W`` (``W`` the total weight,
     the allowance rounded down with integral weights).
+
+    The time model: the audit of a tolerance is one computation that grows.
+    The first call about ``eps`` (a measure, its bounds, :meth:`evidence`,
+    :meth:`conflicts`, :meth:`by_group`, a scorer, a Display) runs it, both
+    measures and every group's discrepancy by one plan, for at most
+    ``total_time_limit``; every later call about ``eps`` reads what it
+    certified, at no solver time, as does a pickled copy.
+    :meth:`refine` continues it from what it found and proved. ``fit``
+    costs what the baseline costs; the minimum error of the class is solved
+    when first needed (``min_error_bounds_``).
 
     References
     ----------
@@ -214,9 +226,11 @@ class MultiplicityAuditor(
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None, groups=None):
-        """Fit the baseline and certify the minimum error of the class.
+        """Fit the baseline and open the audit.
 
-        The measures are computed on request (and cached), at any ``eps``.
+        Fitting costs what the baseline costs plus the compression of the
+        data; the measures are computed on request, at any ``eps``, and kept
+        (see Notes on the time model).
 
         Parameters
         ----------
@@ -235,7 +249,6 @@ class MultiplicityAuditor(
         self : MultiplicityAuditor
             The fitted auditor.
         """
-        deadline = Deadline(self.total_time_limit, per_mip=self.time_limit)
         X_checked, y = validate_data(
             self, X, y, dtype=None, ensure_all_finite=False, ensure_min_samples=2
         )
@@ -244,7 +257,7 @@ class MultiplicityAuditor(
         self.groups_ = _check_groups(groups, len(y))
         unit_weight = None if sample_weight is None else weight
         baseline, session, min_error = _baseline_and_session(
-            self, X, y, y01, weight, unit_weight, deadline
+            self, X, y, y01, weight, unit_weight
         )
         self.estimator_, self._fitted_baseline = baseline.estimator, baseline
         if not np.array_equal(np.asarray(baseline.linear.classes_), self.classes_):
@@ -256,29 +269,46 @@ class MultiplicityAuditor(
                 "The baseline's predictions are not sign(coef_ . x + intercept_) "
                 "in its feature space; only linear classifiers can be audited."
             )
-        fit = session.start(
-            predictions,
-            baseline.coef,
-            baseline.intercept,
-            deadline,
-            min_error=min_error,
+        session.start(
+            predictions, baseline.coef, baseline.intercept, min_error=min_error
         )
         self.session_, self._row_weight = session, weight
         # Per-person tables of the training rows keep the caller's row labels.
         self._row_index = X.index if isinstance(X, pd.DataFrame) else None
         self.baseline_errors_ = session.level_set.baseline_errors
         self.baseline_error_ = self.baseline_errors_ / session.problem.total_weight
-        self.min_error_bounds_ = (fit.lower_bound, fit.model.errors)
         self.n_patterns_ = session.problem.n_patterns
         self.n_identities_ = session.enc.n_identities
         self.hypothesis_class_ = session.hypothesis.describe()
         self.constraints_ = session.constraints
-        self.baseline_constant_class_ = _constant_class(
+        self.baseline_constant_class_ = constant_class(
             predictions[weight > 0], self.classes_
         )
-        _warn_if_outside_class(session, fit.lower_bound, self.baseline_errors_)
-        _warn_if_constant(self)
+        if self.groups_ is not None:
+            session.watch_groups(
+                {
+                    label: session.pattern_weights(self.groups_ == label, weight)
+                    for label in np.unique(self.groups_)
+                }
+            )
+        if not session.baseline_in_class():
+            # Only then may the level sets be empty: worth the minimum error.
+            warn_if_outside_class(
+                session, self.min_error_bounds_[0], self.baseline_errors_
+            )
+        warn_if_constant(self)
         return self
+
+    @property
+    def min_error_bounds_(self):
+        """Certified ``(lower, upper)`` on the fewest weighted errors of the class.
+
+        Solved on first access (within ``total_time_limit``), then kept; the
+        default baseline's ``fit`` solves it.
+        """
+        check_is_fitted(self)
+        fit = self.session_.settle_min_error(self.total_time_limit, self.time_limit)
+        return (fit.lower_bound, fit.model.errors)
 
     def _default(self):
         names = ["solver", "time_limit", "margin", "weights", "max_weight", "cuts"]
@@ -292,19 +322,9 @@ class MultiplicityAuditor(
         return [entry.as_dict() for entry in self.session_.log]
 
     # -------------------------------------------------------------- measures
-    def _settle(self, eps):
-        """Certify ambiguity at ``eps`` as far as time allows; its budget."""
-        eps, budget, deadline = self._request(eps)
-        session = self.session_
-        progress = progress_bar(
-            self.verbose, session.n_undetermined(budget), f"ambiguity at eps={eps:g}"
-        )
-        session.certify_ambiguity(budget, deadline, progress=progress)
-        return budget
-
     def _ambiguity(self, eps, weights=None):
-        budget = self._settle(eps)  # checks that the auditor is fitted
-        return self.session_.ambiguity_bounds(budget, weights)
+        eps, budget = self._audited(eps)
+        return eps, self.session_.read(budget, weights)[0]
 
     def ambiguity_bounds(self, eps=None):
         """Certified ``(lower, upper)`` bounds on ambiguity at ``eps``.
@@ -320,7 +340,7 @@ class MultiplicityAuditor(
         tuple of float
             ``lower <= ambiguity <= upper``.
         """
-        bounds = self._ambiguity(eps)
+        _, bounds = self._ambiguity(eps)
         return bounds.lower, bounds.upper
 
     def ambiguity(self, eps=None):
@@ -338,13 +358,12 @@ class MultiplicityAuditor(
             The certified value, or, when a limit left it uncertified, the
             certified lower bound with a :class:`CertificationWarning`.
         """
-        return _value(self._ambiguity(eps), "ambiguity", eps)
+        eps, bounds = self._ambiguity(eps)
+        return _value(bounds, eps, "ambiguity")
 
     def _discrepancy(self, eps, weights=None, key="all"):
-        _, budget, deadline = self._request(eps)
-        return self.session_.discrepancy_bounds(
-            budget, weights=weights, key=key, deadline=deadline
-        )
+        eps, budget = self._audited(eps)
+        return eps, self.session_.read(budget, weights, key)[1]
 
     def discrepancy_bounds(self, eps=None):
         """Certified ``(lower, upper)`` bounds on discrepancy at ``eps``.
@@ -360,7 +379,7 @@ class MultiplicityAuditor(
         tuple of float
             ``lower <= discrepancy <= upper``.
         """
-        bounds = self._discrepancy(eps).bounds
+        bounds = self._discrepancy(eps)[1].bounds
         return bounds.lower, bounds.upper
 
     def discrepancy(self, eps=None):
@@ -378,7 +397,8 @@ class MultiplicityAuditor(
             The certified value, or the certified lower bound with a
             :class:`CertificationWarning`.
         """
-        return _value(self._discrepancy(eps).bounds, "discrepancy", eps)
+        eps, result = self._discrepancy(eps)
+        return _value(result.bounds, eps, "discrepancy")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -387,7 +407,7 @@ class MultiplicityAuditor(
         return tags
 
 
-def _baseline_and_session(auditor, X, y, y01, weight, sample_weight, deadline):
+def _baseline_and_session(auditor, X, y, y01, weight, sample_weight):
     """The fitted baseline, the session of the audit and, when already solved,
     the minimum error of its class.
 
@@ -401,11 +421,12 @@ def _baseline_and_session(auditor, X, y, y01, weight, sample_weight, deadline):
         classifier._validate_params()
         groups = auditor.groups_
         session = classifier._session(X, y, sample_weight, groups=groups, **engine)
-        _warn_if_large(session, auditor.time_limit, auditor.total_time_limit)
+        warn_if_large(session, auditor.time_limit, auditor.total_time_limit)
+        deadline = Deadline(auditor.total_time_limit, per_mip=auditor.time_limit)
         min_error = session.min_error(deadline)
         return Baseline.of(classifier._store(session, min_error)), session, min_error
     baseline = fit_baseline(auditor.estimator, X, y, sample_weight)
-    _warn_if_constraints_left_out(baseline.linear, auditor.constraints)
+    warn_if_constraints_left_out(baseline.linear, auditor.constraints)
     names = ["solver", "weights", "margin", "max_weight", "cuts", "random_state"]
     session = AuditSession.from_data(
         baseline.audit_space(X),
@@ -419,130 +440,8 @@ def _baseline_and_session(auditor, X, y, y01, weight, sample_weight, deadline):
         **engine,
         **{n: getattr(auditor, n) for n in names},
     )
-    _warn_if_large(session, auditor.time_limit, auditor.total_time_limit)
+    warn_if_large(session, auditor.time_limit, auditor.total_time_limit)
     return baseline, session, None
-
-
-def _warn_if_constraints_left_out(linear, constraints):
-    """Say when the baseline was fitted under constraints the audit lacks.
-
-    Its competitors would then be every model of the class, a question
-    worth asking on purpose but easily asked by mistake.
-    """
-    own = getattr(getattr(linear, "estimator", linear), "constraints", None)
-    own = getattr(linear, "constraints", None) or own
-    if own and not constraints:
-        warnings.warn(
-            f"The estimator was fitted under constraints ({own!r}), but the "
-            "auditor has none: its competitors need not meet them. Pass the "
-            "same constraints=[...] to MultiplicityAuditor to audit within "
-            "the constrained class.",
-            UserWarning,
-            stacklevel=4,
-        )
-
-
-def _warn_if_large(session, time_limit, total_time_limit):
-    """Say up front when certification is unlikely, and what would help.
-
-    Measured on 2 cores: COMPAS (329 binary patterns, 16 dimensions, affine
-    identities) certifies in seconds; 569 continuous patterns in 6 dimensions
-    (no identity rows, a weak relaxation) or 996 patterns in 50 dimensions do
-    not certify in minutes.
-    """
-    n_patterns, dimension = session.problem.n_patterns, session.problem.n_kept
-    reasons = []
-    if n_patterns > LARGE_PROBLEM_PATTERNS:
-        reasons.append("that many binary variables in every MIP")
-    if n_patterns > HARD_PROBLEM_PATTERNS and dimension > HIGH_DIMENSION:
-        reasons.append(f"{dimension} dimensions")
-    if n_patterns > HARD_PROBLEM_PATTERNS and session.enc.n_identities == 0:
-        reasons.append("non-integer features (no affine-identity cuts)")
-    if not reasons:
-        return
-    limit = (
-        "no total time limit"
-        if total_time_limit is None
-        else (f"total_time_limit={total_time_limit:g} s a request")
-    )
-    warnings.warn(
-        f"{n_patterns} distinct feature patterns in {dimension} dimensions "
-        f"({'; '.join(reasons)}): certification is unlikely within "
-        f"time_limit={time_limit} s per MIP and {limit}; expect certified "
-        "bounds rather than exact values. To certify, binarise or round the "
-        "features (fewer patterns, integer data), use fewer features, audit a "
-        "sample of the rows, or allow more time.",
-        ProblemSizeWarning,
-        stacklevel=4,
-    )
-
-
-def _warn_if_outside_class(session, lower_bound, baseline_errors):
-    if session.level_set.within(lower_bound, baseline_errors):
-        return
-    remedy = "Increase max_weight or use weights='continuous'"
-    if not session.hypothesis.integer:
-        remedy = "Decrease margin"
-    warnings.warn(
-        "The baseline makes fewer errors than any model of the hypothesis "
-        f"class ({session.hypothesis.describe()}); small level sets may be "
-        f"empty. {remedy}.",
-        UserWarning,
-        stacklevel=4,
-    )
-
-
-def _constant_class(predictions, classes):
-    """The class of every prediction when there is only one, else ``None``.
-
-    ``predictions`` are booleans (``True``: ``classes[1]``).
-    """
-    if predictions.all():
-        return classes[1]
-    if not predictions.any():
-        return classes[0]
-    return None
-
-
-def _warn_if_constant(auditor):
-    """Say when the baseline gives every training row the same decision.
-
-    Ambiguity and discrepancy then count the people that models within the
-    tolerance of one-class-for-everyone decide otherwise: a question about
-    that model, which the minimum error of the class puts in perspective.
-    """
-    label = auditor.baseline_constant_class_
-    if label is None:
-        return
-    label = label.item() if isinstance(label, np.generic) else label
-    lower, upper = auditor.min_error_bounds_
-    errors = auditor.baseline_errors_
-    remedy = ""
-    if lower >= errors - TOLERANCE:
-        best = f"No model of the class makes fewer errors (certified: {lower:g})."
-    else:
-        band, fewer = f"{lower:g}", f"{errors - lower:g}"
-        if upper - lower > TOLERANCE:
-            band = f"in [{lower:g}, {upper:g}]"
-            fewer = f"{max(errors - upper, 0.0):g} to {fewer}"
-        best = (
-            f"The certified minimum error of the class is {band}: {fewer} fewer "
-            "errors than the baseline."
-        )
-        remedy = (
-            " A baseline closer to the minimum error (less regularisation; for "
-            "the default baseline, more time for its minimum-error MIP) gives a "
-            "level set of better models."
-        )
-    warnings.warn(
-        f"The baseline is constant: it predicts {label!r} for every training "
-        f"row ({errors:g} training errors, {auditor.baseline_error_:.2%}). "
-        f"{best} The level set is built around this model: ambiguity and "
-        "discrepancy count the people whom models within the tolerance of its "
-        f"error decide otherwise than {label!r}.{remedy}",
-        UserWarning,
-        stacklevel=4,
-    )
 
 
 def _check_groups(groups, n):
@@ -558,7 +457,7 @@ def _check_groups(groups, n):
     return groups
 
 
-def _value(bounds, name, eps):
+def _value(bounds, eps, name):
     if not bounds.certified:
-        warn_uncertified(name, eps)
+        warn_uncertified(name, eps, bounds)
     return bounds.lower

@@ -4,45 +4,9 @@ import numpy as np
 import pandas as pd
 
 from ._core._validation import PerClassEpsilon
+from ._engine import Deadline
+from ._progress import progress_bar
 from ._tables import bounds_columns, path_frame
-
-#: Most of a per-class path's time that settling its largest pair may take
-#: (its proofs carry down to every step).
-LARGEST_SHARE = 0.5
-
-
-def progress_bar(verbose, total, desc, unit="pattern"):
-    """``update(remaining)`` of a progress bar (``verbose >= 1``), or None.
-
-    Parameters
-    ----------
-    verbose : int
-        The estimator's verbosity.
-    total : int
-        Items to settle.
-    desc : str
-        Label of the bar.
-    unit : str, default="pattern"
-        What an item is.
-
-    Returns
-    -------
-    callable or None
-        ``update(remaining)``, which closes the bar when nothing remains.
-    """
-    if verbose < 1 or total == 0:
-        return None
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=total, desc=desc, unit=unit)
-
-    def update(remaining):
-        bar.n = total - remaining
-        bar.refresh()
-        if remaining == 0:
-            bar.close()
-
-    return update
 
 
 class PathMixin:
@@ -65,7 +29,10 @@ class PathMixin:
         monotonicity. Under ``total_time_limit``, a first pass spends at most
         a fifth of the time on short (5 s) discrepancy MIPs at every tenth
         open tolerance, largest first, so that tolerances the ascending pass
-        does not reach are still bracketed closely.
+        does not reach are still bracketed closely. A path is one question
+        with its own ``total_time_limit``: asked again with the same
+        arguments, it reads what it certified at no solver time, and
+        everything it learns serves every tolerance's audit.
 
         With a dict of per-class tolerances, both rates grow in equal steps
         of ``step`` (default: a tenth of the largest), each capped at its own
@@ -94,10 +61,22 @@ class PathMixin:
             ``false_negatives_budget`` instead of ``extra_errors`` and
             ``budget``. Also stored as ``path_``.
         """
-        max_eps, _, deadline = self._request(max_epsilon)
-        if isinstance(max_eps, PerClassEpsilon):
-            self.path_ = self._per_class_path(max_eps, step, deadline)
+        max_eps, top, _ = self._request(max_epsilon)
+        # A path is one question: asked again, it reads what it certified.
+        key = ("path", top, step, n_discrepancy)
+        accounts = self.session_.accounts
+        if accounts.exhausted(key, self.total_time_limit):
+            deadline = Deadline(0.0)  # read what it certified
+            self.path_ = self._path(max_eps, step, n_discrepancy, deadline)
             return self.path_
+        with accounts.charge(key, self.total_time_limit, self.time_limit) as deadline:
+            self.path_ = self._path(max_eps, step, n_discrepancy, deadline)
+        accounts.close(key, self.total_time_limit)  # a second run would repeat this one
+        return self.path_
+
+    def _path(self, max_eps, step, n_discrepancy, deadline):
+        if isinstance(max_eps, PerClassEpsilon):
+            return self._per_class_path(max_eps, step, deadline)
         session, discrepancy = self.session_, self.session_.discrepancy
         epsilons, extras, budgets = session.level_set.grid(max_eps, step)
         n_open = session.n_undetermined(budgets[-1], exact=True)
@@ -118,29 +97,14 @@ class PathMixin:
             )
             discrepancy.path(budgets, deadline=deadline, progress=progress)
         ambiguity, disc = session.path_bounds(budgets, discrepancy.envelope(budgets))
-        self.path_ = path_frame(epsilons, extras, budgets, ambiguity, disc)
-        return self.path_
+        return path_frame(epsilons, extras, budgets, ambiguity, disc)
 
     def _per_class_path(self, max_eps, step, deadline):
         """The path of equal steps on both rates (see :meth:`path`)."""
         session = self.session_
         steps = max_eps.steps(step)
-        # The largest pair first: a flip it proves infeasible is infeasible
-        # at every step (each is no larger in either kind of error), so the
-        # steps below only decide the patterns the largest pair can flip.
-        session.certify_ambiguity(
-            session.level_set.budget(steps[-1][1]), deadline.share(LARGEST_SHARE)
-        )
-        budgets, discrepancy = [], []
-        for _, eps in steps:
-            budget = session.level_set.budget(eps)
-            session.certify_ambiguity(budget, deadline)
-            budgets.append(budget)
-            discrepancy.append(
-                session.discrepancy_bounds(budget, deadline=deadline).bounds
-            )
-        # Both rates grow along the steps: the bounds are monotone along them.
-        ambiguity, discrepancy = session.path_bounds(budgets, discrepancy)
+        budgets = [session.level_set.budget(eps) for _, eps in steps]
+        ambiguity, discrepancy = session.per_class_path(budgets, deadline)
         rows = [
             {
                 "epsilon": common,

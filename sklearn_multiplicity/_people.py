@@ -5,10 +5,10 @@ import warnings
 import numpy as np
 import pandas as pd
 from sklearn.pipeline import Pipeline
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._competing import CompetingModel
-from ._engine import capped
+from ._engine import group_key
 from ._exceptions import CertificationWarning
 from ._frame import frame_from_rows
 from ._tables import bounds_columns
@@ -19,9 +19,8 @@ class PeopleMixin:
 
     Reads the fitted ``session_``, ``estimator_``, ``classes_`` and
     ``groups_``, and the auditor's request methods: ``_request(eps)``
-    (tolerance, budget and deadline of a request), ``_settle(eps)`` (certify
-    ambiguity; its budget), ``_ambiguity(eps, weights)`` and
-    ``_discrepancy(eps, weights, key)`` (certified bounds).
+    (tolerance, budget and deadline of a request) and ``_audited(eps)`` (run
+    or continue the audit of ``eps``; its tolerance and budget).
     """
 
     def conflicts(self, eps=None):
@@ -59,7 +58,7 @@ class PeopleMixin:
             ``None`` when no model of the level set flips the row (or none was
             found within the limits; see :meth:`conflicts`).
         """
-        budget = self._settle(eps)
+        _, budget = self._audited(eps)
         pattern = self.session_.problem.inverse[int(index)]
         model = self.session_.competing_model(pattern, budget)
         return None if model is None else self._estimator_of(model)
@@ -78,7 +77,8 @@ class PeopleMixin:
         CompetingModel or Pipeline or None
             ``None`` when no model of the level set is known.
         """
-        result = self._discrepancy(eps)
+        _, budget = self._audited(eps)
+        result = self.session_.read(budget)[1]
         return None if result.model is None else self._estimator_of(result.model)
 
     def _estimator_of(self, model):
@@ -111,7 +111,7 @@ class PeopleMixin:
             contestable nor certified stable: a limit stopped its MIP) and
             ``min_flip_errors`` (fewest errors of a found model flipping it).
         """
-        budget = self._settle(eps)
+        _, budget = self._audited(eps)
         baseline, sure, maybe, flip_errors = self.session_.flip_evidence(budget)
         return pd.DataFrame(
             {
@@ -137,12 +137,13 @@ class PeopleMixin:
         contestable iff some model of the level set scores them on the other
         side of 0 from the baseline's prediction, or exactly at 0 (a tie,
         which the baseline's side does not win by any margin); the margin of
-        the hypothesis class constrains training people only. Ambiguity at
-        ``eps`` is settled first (at most half the request's time): a new
-        person who is a training pattern is answered by it, and its proofs
-        fix labels in the other MIPs. Each other distinct person is asked
-        alone, in a MIP of the training data plus a row on that person's
-        score: the answer depends on that person and the training data
+        the hypothesis class constrains training people only. The audit of
+        ``eps`` runs first (see :meth:`refine`: only if no earlier call ran
+        it): a new person who is a training pattern is answered by it, and
+        its proofs fix labels in the other MIPs. Each other distinct person
+        is asked alone, in a MIP of the training data plus a row on that
+        person's score, within ``total_time_limit`` for all the people of
+        the call: the answer depends on that person and the training data
         only, never on who else is in ``X``. What the MIPs find and prove is
         kept, so asking again costs nothing.
 
@@ -195,7 +196,11 @@ class PeopleMixin:
 
     def _new_people(self, X, eps):
         """Per person: certified ambiguous, undecided, baseline (positive)."""
-        eps, budget, deadline = self._request(eps)
+        validate_data(self, X, dtype=None, ensure_all_finite=False, reset=False)
+        # The tolerance's audit first (its own account), then the people's
+        # MIPs within this request's time.
+        eps, budget = self._audited(eps)
+        deadline = self._request(eps)[2]
         validate_data(self, X, dtype=None, ensure_all_finite=False, reset=False)
         Z = self._fitted_baseline.audit_space(X)
         predictions = np.asarray(self.estimator_.predict(X)) == self.classes_[1]
@@ -230,29 +235,19 @@ class PeopleMixin:
         MultiplicityFrame
             ``overall``, ``by_group`` (one row per group) and group summaries.
         """
-        eps, _, deadline = self._request(eps)
+        check_is_fitted(self)
         if self.groups_ is None:
             raise ValueError("Pass groups= to fit to get per-group results.")
+        eps, budget = self._audited(eps)  # every group's discrepancy too
         session = self.session_
-        with capped(deadline):  # one request: every step ends by its deadline
-            budget = self._settle(eps)  # every group's flags at once
-            overall = (
-                session.ambiguity_bounds(budget),
-                self._discrepancy(eps).bounds,
-            )
-            labels, weights, groups = np.unique(self.groups_), [], []
-            for g in labels:
-                weights.append(
-                    session.pattern_weights(self.groups_ == g, self._row_weight)
-                )
-                groups.append(
-                    (
-                        session.ambiguity_bounds(budget, weights[-1]),
-                        self._discrepancy(
-                            eps, weights=weights[-1], key=f"group {g}"
-                        ).bounds,
-                    )
-                )
+        overall = session.read(budget)
+        overall = (overall[0], overall[1].bounds)
+        labels = np.unique(self.groups_)
+        weights = [session.groups[label] for label in labels]
+        groups = []
+        for label, group_weights in zip(labels, weights, strict=True):
+            amb, disc = session.read(budget, group_weights, group_key(label))
+            groups.append((amb, disc.bounds))
         overall, groups = session.group_bounds(budget, overall, groups, weights)
         rows = [
             {
@@ -274,12 +269,24 @@ class PeopleMixin:
         )
 
 
-def warn_uncertified(what, eps):
-    """Warn that ``what`` at ``eps`` is reported as its certified lower bound."""
+def warn_uncertified(what, eps, bounds=None):
+    """Warn that ``what`` at ``eps`` is reported as its certified lower bound
+    (its ``bounds`` when it is a measure)."""
+    band = (
+        "" if bounds is None else f" lies in [{bounds.lower:.4g}, {bounds.upper:.4g}]"
+    )
+    reported = (
+        "reporting the certified lower bound; the *_bounds methods give both "
+        "bounds at no solver time"
+        if bounds is not None
+        else "they are reported undecided (False from ambiguous, both labels "
+        "from predict_set)"
+    )
     warnings.warn(
-        f"The {what} at eps={eps} is not certified (a time limit stopped a MIP); "
-        "reporting the certified lower bound. Use the *_bounds methods for both "
-        "bounds, or raise time_limit.",
+        f"The {what} at eps={eps}{band} is not certified: its audit stopped "
+        f"at total_time_limit (or a MIP at time_limit); {reported}. "
+        f"auditor.refine(eps={eps}, seconds=...) continues the audit from what "
+        "it has found and proven.",
         CertificationWarning,
         stacklevel=4,
     )

@@ -1,11 +1,15 @@
 """What every request of :class:`MultiplicityAuditor` shares: its tolerance,
 budget and deadline; and the coefficient ranges of a level set."""
 
+from numbers import Real
+
 import pandas as pd
+from sklearn.utils._param_validation import Interval, validate_params
 from sklearn.utils.validation import check_is_fitted
 
 from ._core._validation import check_tolerance
 from ._engine import Deadline
+from ._progress import audit_progress
 
 
 class RequestMixin:
@@ -26,6 +30,49 @@ class RequestMixin:
         eps = check_tolerance(self.epsilon if eps is None else eps, self.classes_)
         deadline = Deadline(self.total_time_limit, per_mip=self.time_limit)
         return eps, self.session_.level_set.budget(eps), deadline
+
+    def _audited(self, eps):
+        """Run, or continue, the audit of ``eps`` within what its account has
+        left (see :meth:`refine`); its tolerance and budget."""
+        eps, budget, _ = self._request(eps)
+        session, limit = self.session_, self.total_time_limit
+        if session.will_audit(budget, limit):
+            with audit_progress(self.verbose, session, budget, f"audit at eps={eps}"):
+                session.audit(budget, limit, self.time_limit)
+        return eps, budget
+
+    def refine(self, eps=None, seconds=None):
+        """Continue the audit of ``eps`` for ``seconds`` more.
+
+        The audit of a tolerance is one computation that grows: the first
+        call about ``eps`` (a measure, :meth:`evidence`, :meth:`by_group`,
+        a scorer, a Display) runs it for at most ``total_time_limit``
+        seconds, by one plan for both measures (and every group's
+        discrepancy when ``fit`` had groups); later calls read what it
+        certified, at no solver time. ``refine`` gives it more time: it
+        continues from everything found and proven so far, so bounds only
+        tighten.
+
+        Parameters
+        ----------
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
+        seconds : float or None, default=None
+            Seconds more (``None``: ``total_time_limit`` more, or no limit
+            when that is ``None``).
+
+        Returns
+        -------
+        self : MultiplicityAuditor
+            The auditor, its audit of ``eps`` refined.
+        """
+        _check_seconds(seconds)
+        _, budget, _ = self._request(eps)
+        seconds = self.total_time_limit if seconds is None else seconds
+        self.session_.grant(budget, seconds, self.total_time_limit)
+        self._audited(eps)
+        return self
 
     def error_budget(self, eps=None):
         """Largest weighted training error of a model of the ``eps``-level set.
@@ -57,7 +104,7 @@ class RequestMixin:
 
         Two MIPs per weight of the canonical representation (columns that are
         affine combinations of others carry no weight and are left out),
-        after ambiguity at ``eps`` (whose unflippable patterns keep the
+        after the audit of ``eps`` (whose unflippable patterns keep the
         baseline's label in every level-set model) and one minimum-error MIP
         per sign that no known level-set model shows (infeasible: the sign is
         stable). Ends those MIPs leave open are narrowed by bisection:
@@ -106,7 +153,8 @@ class RequestMixin:
         features of different units; original-unit ranges say how far the
         score of a model so normalised moves per unit of the feature.
         """
-        _, budget, deadline = self._request(eps)
+        eps, budget = self._audited(eps)  # its proofs fix labels
+        deadline = self._request(eps)[2]
         session = self.session_
         names = getattr(self, "feature_names_in_", None)
         audit_names = self._fitted_baseline.feature_names
@@ -145,3 +193,11 @@ class RequestMixin:
 
     def _model_or_none(self, model):
         return None if model is None else self._estimator_of(model)
+
+
+@validate_params(
+    {"seconds": [Interval(Real, 0, None, closed="neither"), None]},
+    prefer_skip_nested_validation=True,
+)
+def _check_seconds(seconds):
+    """Validate the ``seconds`` of :meth:`RequestMixin.refine`."""

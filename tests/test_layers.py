@@ -4,6 +4,11 @@
 a module imports from its own layer or from layers below, never from above.
 Only ``_engine`` holds audit state; the estimators reach it through the
 session's methods.
+
+``_probabilistic`` (the probabilistic auditor) sits at the estimators' level,
+declared in ``LAYERS``: it may import ``_core``, ``_mip``, ``backends``,
+``_engine`` and the estimators' own modules (``_baseline``, ``_exceptions``),
+never ``_cli``.
 """
 
 import ast
@@ -15,8 +20,15 @@ PACKAGE = Path(__file__).resolve().parents[1] / "sklearn_multiplicity"
 NAME = "sklearn_multiplicity"
 
 #: Layer of each subpackage, bottom (0) to top; other modules are estimators.
-LAYERS = {"_core": 0, "_mip": 1, "backends": 2, "_engine": 3, "_cli": 5}
 ESTIMATORS = 4
+LAYERS = {
+    "_core": 0,
+    "_mip": 1,
+    "backends": 2,
+    "_engine": 3,
+    "_probabilistic": ESTIMATORS,
+    "_cli": 5,
+}
 LAYER_NAMES = ["_core", "_mip", "backends", "_engine", "estimators", "_cli"]
 
 

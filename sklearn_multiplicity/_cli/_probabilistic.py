@@ -12,6 +12,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from .._engine import Deadline, capped
 from .._probabilistic import ProbabilisticAuditor
 from ._format import linear_part, plain, records, versions
 from ._html import _STYLE, _img, _kv_table, _table
@@ -63,33 +64,26 @@ def run_probabilistic_audit(
     ProbabilisticReport
     """
     timings = {}
-    start = time.perf_counter()
-    end = None if total_time_limit is None else start + total_time_limit
-
-    def remaining():
-        if end is not None:
-            auditor.set_params(time_limit=max(end - time.perf_counter(), 1e-3))
-
-    auditor = ProbabilisticAuditor(
-        default_estimator() if estimator is None else estimator,
-        epsilon=epsilon,
-        threshold=threshold,
-        n_jobs=n_jobs,
-        random_state=random_state,
-    ).fit(X, y)
-    timings["fit"] = time.perf_counter() - start
-    start = time.perf_counter()
-    remaining()
-    ranges = auditor.viable_prediction_range()
-    ranges["rashomon_capacity"] = auditor.rashomon_capacity().to_numpy()
-    timings["ranges"] = time.perf_counter() - start
-    start = time.perf_counter()
-    remaining()
-    bounds = {
-        "ambiguity": auditor.ambiguity_bounds(),
-        "discrepancy": auditor.discrepancy_bounds(),
-    }
-    timings["measures"] = time.perf_counter() - start
+    with capped(Deadline(total_time_limit)):  # every request ends by it
+        start = time.perf_counter()
+        auditor = ProbabilisticAuditor(
+            default_estimator() if estimator is None else estimator,
+            epsilon=epsilon,
+            threshold=threshold,
+            n_jobs=n_jobs,
+            random_state=random_state,
+        ).fit(X, y)
+        timings["fit"] = time.perf_counter() - start
+        start = time.perf_counter()
+        ranges = auditor.viable_prediction_range()
+        ranges["rashomon_capacity"] = auditor.rashomon_capacity().to_numpy()
+        timings["ranges"] = time.perf_counter() - start
+        start = time.perf_counter()
+        bounds = {
+            "ambiguity": auditor.ambiguity_bounds(),
+            "discrepancy": auditor.discrepancy_bounds(),
+        }
+        timings["measures"] = time.perf_counter() - start
     timings["total"] = sum(timings.values())
     return ProbabilisticReport(
         auditor=auditor,
@@ -159,7 +153,8 @@ class ProbabilisticReport:
         rows = {}
         for name, (lo, hi) in self.bounds.items():
             status = "certified" if _pinned(lo, hi) else "bounds"
-            rows[name] = {"value": lo, "lower": lo, "upper": hi, "status": status}
+            value = lo if status == "certified" else np.nan  # a band is no value
+            rows[name] = {"value": value, "lower": lo, "upper": hi, "status": status}
         a = self.auditor
         for delta in (0.05, 0.1, 0.2):
             value = a.delta_ambiguity(delta=delta)
@@ -229,7 +224,12 @@ class ProbabilisticReport:
             {
                 "measure": "probabilistic",
                 "dataset": self.dataset,
-                "settings": a.get_params(deep=False) | {"estimator": repr(a.estimator)},
+                "settings": {
+                    k: v
+                    for k, v in a.get_params(deep=False).items()
+                    if v != "deprecated"  # a renamed parameter left unset
+                }
+                | {"estimator": repr(a.estimator)},
                 "level_set": a.level_set_,
                 "baseline_objective": a.baseline_objective_,
                 "objective_level": a.objective_level(),

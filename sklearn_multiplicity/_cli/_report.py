@@ -1,7 +1,6 @@
 """An audit report: its values, tables and summary, written as JSON, CSV, PNG
 and one HTML page."""
 
-import collections
 import dataclasses
 import json
 from pathlib import Path
@@ -19,18 +18,13 @@ from .._frame import MultiplicityFrame
 from .._sampling import SamplingAuditor
 from ._decisions import (
     abstention,
-    abstention_line,
     decisions,
     error_rates,
-    rates_line,
 )
 from ._format import (
     CERTIFIED,
     MEASURES,
     budget_words,
-    compact,
-    finite_or_none,
-    in_words,
     linear_part,
     plain,
     records,
@@ -40,47 +34,8 @@ from ._format import (
     versions,
 )
 from ._html import render_html, write_plots
-
-
-def summarize_mip_log(log):
-    """Counts by status, total and slowest solve times of a ``mip_log_``.
-
-    Parameters
-    ----------
-    log : list of dict
-        The entries of :attr:`MultiplicityAuditor.mip_log_`, each with the
-        keys ``mip``, ``status``, ``objective``, ``bound``, ``seconds``,
-        ``solver`` and ``message``.
-
-    Returns
-    -------
-    dict
-        ``n_mips``, ``by_status`` (count of each status), ``total_seconds``,
-        ``slowest`` (the five longest solves) and ``entries`` (every solve,
-        for provenance: which problem, what the solver proved).
-    """
-    slowest = sorted(log, key=lambda e: -float(e["seconds"]))[:5]
-    return {
-        "n_mips": len(log),
-        "by_status": dict(collections.Counter(str(e["status"]) for e in log)),
-        "total_seconds": float(sum(float(e["seconds"]) for e in log)),
-        "slowest": [
-            {"mip": e["mip"], "status": e["status"], "seconds": e["seconds"]}
-            for e in slowest
-        ],
-        "entries": [
-            {
-                "mip": e["mip"],
-                "status": e["status"],
-                "objective": finite_or_none(e["objective"]),
-                "bound": finite_or_none(e["bound"]),
-                "seconds": e["seconds"],
-                "solver": e["solver"],
-                "message": e["message"],
-            }
-            for e in log
-        ],
-    }
+from ._mip_log import summarize_mip_log
+from ._summary import summary_text
 
 
 @dataclasses.dataclass(eq=False)
@@ -155,14 +110,16 @@ class AuditReport:
         Returns
         -------
         pandas.DataFrame
-            Index ``ambiguity``, ``discrepancy``; columns ``value``,
-            ``lower``, ``upper``, ``status`` and ``sampling (lower estimate)``.
+            Index ``ambiguity``, ``discrepancy``; columns ``value`` (NaN
+            unless certified: a band is not a value), ``lower``, ``upper``,
+            ``status`` and ``sampling (lower estimate)``.
         """
         rows = {}
         for name in MEASURES:
             lower, upper = self.bounds[name]
+            certified = status_label(lower, upper) == CERTIFIED
             rows[name] = {
-                "value": lower,
+                "value": lower if certified else np.nan,
                 "lower": lower,
                 "upper": upper,
                 "status": status_label(lower, upper),
@@ -368,7 +325,7 @@ class AuditReport:
             "budget": {k: getattr(self.budget, k) for k in kinds},
         }
 
-    def _level_set_line(self):
+    def level_set_line(self):
         base = self._baseline_errors()
         if not self.per_class:
             return (
@@ -431,7 +388,13 @@ class AuditReport:
                 },
                 **{
                     name: {
-                        **row[["value", "lower", "upper", "status"]].to_dict(),
+                        # A bound is named a bound: "value" only when certified.
+                        **row[["lower", "upper", "status"]].to_dict(),
+                        **(
+                            {"value": row["value"]}
+                            if row["status"] == CERTIFIED
+                            else {}
+                        ),
                         "certified": row["status"] == CERTIFIED,
                     }
                     for name, row in measures.iterrows()
@@ -465,58 +428,7 @@ class AuditReport:
         -------
         str
         """
-        a = self.auditor
-        lo, hi = a.min_error_bounds_
-        n = self.evidence.shape[0]
-        d = self.dataset
-        constant = self.constant_baseline_words()
-        lines = [
-            f"Audit of {d['source']}: {n} people, {len(d['feature_names'])} "
-            f"features, target {d['target']!r} (positive class "
-            f"{d['classes'][1]!r})",
-            f"Hypothesis class: {a.hypothesis_class_}",
-            f"Baseline ({type(unwrap(a.estimator_)).__name__}): "
-            f"{a.baseline_errors_:g} training errors ({a.baseline_error_:.2%})",
-            f"Baseline error rates: {rates_line(self.error_rates())}",
-            *([] if constant is None else [constant]),
-            "Constraints in force: " + ("; ".join(a.constraints_) or "none"),
-            f"Certified minimum error of the class: [{lo:g}, {hi:g}] errors "
-            f"({status_label(lo, hi)})",
-            self._level_set_line(),
-        ]
-        if self.suggestion is not None:
-            lines.append(f"  eps chosen automatically: {self.suggestion.description}")
-        measures = self.measures()
-        label = self.sampling_label
-        lines += ["", compact(measures, MEASURES, label=label), ""]
-        lines += [
-            in_words(name, row["lower"], row["upper"], n, self.budget)
-            for name, row in measures.iterrows()
-        ]
-        lines.append(f"Sampling: {self.sampling.comparison()}.")
-        groups = self.group_table()
-        if groups is not None:
-            table = compact(groups, MEASURES, per_group=True, label=label)
-            lines += ["", "By group:", table]
-        if self.abstain:
-            a_ = self.abstention()
-            lines += [
-                "",
-                f"Abstaining on contestable people of {n}: {abstention_line(a_)}",
-            ]
-        open_values = self.open_values()
-        n_undecided = int(self.evidence["undecided"].sum())
-        lines += [
-            "",
-            f"Contestable people: {int(self.evidence['contestable'].sum())} "
-            f"certified contestable, {n_undecided} undecided"
-            + (" (a limit stopped their MIPs)" if n_undecided else ""),
-            "Not certified (bounds only): " + "; ".join(open_values)
-            if open_values
-            else "Every value above is certified.",
-            "Timings: " + ", ".join(f"{k} {v:.1f} s" for k, v in self.timings.items()),
-        ]
-        return "\n".join(lines)
+        return summary_text(self)
 
     def write(self, out):
         """Write ``report.json``, ``people.csv``, ``models.csv``, the PNGs and

@@ -10,63 +10,29 @@ from sklearn.frozen import FrozenEstimator
 from .._auditor import MultiplicityAuditor
 from .._core import ClassBudget
 from .._core._validation import PerClassEpsilon, check_tolerance
-from .._engine import Deadline, capped
+from .._engine import PLANS, Deadline, capped, run_plan
 from .._epsilon import suggest_epsilon
 from .._sampling import SamplingAuditor
 from ._format import MEASURES, plain, unwrap
 from ._report import AuditReport
 
-#: Shares of the time left that each step of a time-limited audit may take:
-#: fit (the minimum-error MIP), ambiguity and discrepancy at ``epsilon``, the
-#: groups; the path takes the rest. Steps that only read what is known
-#: (evidence, the discrepancy model, the second reading after the path) get
-#: no time. The sampled estimate, last, has ``SAMPLING_SHARE`` of the whole
-#: time to itself and whatever the others leave.
-FIT_SHARE = 0.3
-AMBIGUITY_SHARE = 0.4
-DISCREPANCY_SHARE = 0.5
-GROUPS_SHARE = 0.5
-SAMPLING_SHARE = 0.1
-
 
 class _Stages:
-    """Times the stages of an audit and gives each its share of the deadline.
+    """Times the stages of an audit, each within its deadline.
 
     A stage run twice adds up its times.
     """
 
-    def __init__(self, deadline):
-        self.deadline = deadline
+    def __init__(self):
         self.timings = {}
 
-    def run(self, name, func, share=1.0):
+    def run(self, name, func, deadline):
         start = time.perf_counter()
-        value = self.within(share, func)
+        with capped(deadline):
+            value = func()
         elapsed = time.perf_counter() - start
         self.timings[name] = self.timings.get(name, 0.0) + elapsed
         return value
-
-    def within(self, share, func):
-        """``func()`` with at most ``share`` of the time left (if limited)."""
-        with capped(self.deadline.share(min(share, 1.0))):
-            return func()
-
-
-def _stage_order(with_groups, total_time_limit):
-    """The exact stages of :func:`run_audit`, in order, each with whether it
-    is a second reading (the last reading wins).
-
-    Without a total time limit the path goes first: its flip MIPs, solved to
-    optimality once, answer ambiguity at every tolerance, ``epsilon``
-    included. Under a total time limit the values at ``epsilon``, which the
-    report leads with, go first, each with its share of the time, and the
-    path gets what they leave; they are then read again, with no time of
-    their own, since the path may have tightened them.
-    """
-    order = [("path", False), ("measures", True), ("groups", True)]
-    if total_time_limit is not None:
-        order = [("measures", False), ("groups", False), *order]
-    return [(name, again) for name, again in order if with_groups or name != "groups"]
 
 
 def run_audit(
@@ -147,58 +113,72 @@ def run_audit(
         solver=solver,
         constraints=constraints,
     )
-    with capped(deadline):
-        stages = _Stages(deadline.share(1.0 - SAMPLING_SHARE))
-        stages.run("fit", lambda: auditor.fit(X, y, groups=groups), FIT_SHARE)
-        suggestion = None
+    stages, done, ran = _Stages(), {}, []
+
+    def fit(deadline):
+        ran.append("fit")
+
+        def run():
+            auditor.fit(X, y, groups=groups)
+            return auditor.min_error_bounds_  # the report's line, in time
+
+        stages.run("fit", run, deadline)
+
+    def suggest(deadline):
+        nonlocal epsilon
+        ran.append("epsilon")
         if epsilon == "auto":
-            suggestion = stages.run(
-                "epsilon", lambda: _suggest(auditor, X, y, random_state)
+            done["suggestion"] = stages.run(
+                "epsilon", lambda: _suggest(auditor, X, y, random_state), deadline
             )
-            epsilon = suggestion.epsilon
+            epsilon = done["suggestion"].epsilon
             auditor.set_params(epsilon=epsilon)
         epsilon = check_tolerance(epsilon, auditor.classes_, "epsilon")
+
+    def measures(deadline):
+        ran.append("measures")
+        # The audit at epsilon: both measures, and the groups when given.
+        stages.run("measures", lambda: auditor.ambiguity_bounds(epsilon), deadline)
+
+    def along_path(deadline):
+        ran.append("path")
         top = _path_end(epsilon, max_epsilon, auditor.classes_)
-        read = 0.0 if total_time_limit is not None else 1.0
+        done["top"] = top
+        done["path"] = stages.run("path", lambda: auditor.path(top), deadline)
 
-        def measures(first=True):
-            shares = (AMBIGUITY_SHARE, DISCREPANCY_SHARE) if first else (read, read)
-            return {
-                "ambiguity": stages.within(
-                    shares[0], lambda: auditor.ambiguity_bounds(epsilon)
-                ),
-                "discrepancy": stages.within(
-                    shares[1], lambda: auditor.discrepancy_bounds(epsilon)
-                ),
-                "evidence": stages.within(read, lambda: auditor.evidence(epsilon)),
-                "model": stages.within(
-                    read, lambda: auditor.discrepancy_model(epsilon)
-                ),
-            }
-
-        done = {}
-        for name, again in _stage_order(groups is not None, total_time_limit):
-            if name == "path":
-                done[name] = stages.run(name, lambda: auditor.path(top))
-            elif name == "measures":
-                done[name] = stages.run(name, lambda first=not again: measures(first))
-            else:
-                share = read if again else GROUPS_SHARE
-                done[name] = stages.run(name, lambda: auditor.by_group(epsilon), share)
-        sampling = stages.run(
+    def sample(deadline):
+        ran.append("sampling")
+        done["sampling"] = stages.run(
             "sampling",
             lambda: _sample(auditor, X, y, epsilon, n_models, random_state, deadline),
+            deadline,
         )
-        # A later stage may have tightened what an earlier one read: one
-        # last reading, with no solver time, reports the tightest bounds
-        # known, the group table's and the measures' alike.
+
+    plan = PLANS[
+        "command-line audit"
+        if total_time_limit is not None
+        else "command-line audit, unlimited"
+    ]
+    steps = {"fit": fit, "epsilon": suggest, "measures": measures}
+    steps.update(path=along_path, sampling=sample)
+    with capped(deadline):
+        run_plan(plan, deadline, steps)
+        for step in plan:
+            if step.name not in ran:
+                # A step with no time left still reports what is known.
+                steps[step.name](Deadline(0.0))
+        # Every step has run: one last reading, with no solver time, reports
+        # the tightest bounds known, the group table's and the measures'
+        # alike.
         with capped(Deadline(0.0)):
             bounds = {
-                **done["measures"],
                 "ambiguity": auditor.ambiguity_bounds(epsilon),
                 "discrepancy": auditor.discrepancy_bounds(epsilon),
+                "evidence": auditor.evidence(epsilon),
+                "model": auditor.discrepancy_model(epsilon),
             }
             frame = None if groups is None else auditor.by_group(epsilon)
+    top, sampling, suggestion = done["top"], done["sampling"], done.get("suggestion")
     path = done["path"]
     timings = {**stages.timings, "total": sum(stages.timings.values())}
     return AuditReport(

@@ -134,16 +134,35 @@ class IntegerWeights:
         return w, float(np.clip(b, b_lo, b_hi))
 
 
-def make_hypothesis_class(weights, solver, margin, max_weight):
-    """The class implied by an estimator's ``weights``/``solver`` parameters."""
+def make_hypothesis_class(
+    weights, margin, max_weight, *, integer_only=False, solver="the solver"
+):
+    """The class implied by an estimator's ``weights``, ``margin`` and
+    ``max_weight`` parameters and what its backend can solve.
+
+    Parameters
+    ----------
+    weights : {"auto", "continuous", "integer"}
+        ``"auto"`` is integer when the backend solves integer problems only,
+        continuous otherwise.
+    margin : float
+        Margin of the continuous class.
+    max_weight : int
+        Largest absolute weight of the integer class.
+    integer_only : bool, default=False
+        Whether the backend solves only problems whose variables are all
+        integer (``not Backend.supports_continuous``), such as CP-SAT.
+    solver : str, default="the solver"
+        The backend's name, for error messages.
+    """
     if weights == "auto":
-        weights = "integer" if solver == "cpsat" else "continuous"
+        weights = "integer" if integer_only else "continuous"
     if weights == "continuous":
-        if solver == "cpsat":
+        if integer_only:
             raise ValueError(
-                "solver='cpsat' solves integer problems only; use weights='integer' "
-                "(or 'auto') with it, or a MathOpt solver ('highs', 'scip') for "
-                "continuous weights."
+                f"solver={solver!r} solves integer problems only; use "
+                "weights='integer' (or 'auto') with it, or a MathOpt solver "
+                "('highs', 'scip') for continuous weights."
             )
         return BoxMargin(margin=float(margin))
     if weights == "integer":

@@ -4,8 +4,11 @@ scheduling under deadlines and the minimum error. Imports :mod:`.._core`,
 :class:`AuditSession`."""
 
 from ._ambiguity import STRATEGIES, AmbiguityCertifier
-from ._discrepancy import DiscrepancyCertifier, DiscrepancyRequest, DiscrepancyResult
+from ._audit import group_key
+from ._discrepancy import DiscrepancyCertifier
+from ._discrepancy_requests import DiscrepancyRequest, DiscrepancyResult
 from ._min_error import MinErrorResult, solve_min_error
+from ._plans import PLANS, Step, run_plan
 from ._scheduling import Deadline, Job, capped, hand_out
 from ._session import AuditSession
 from ._state import AuditState
@@ -21,7 +24,11 @@ __all__ = [
     "DiscrepancyResult",
     "Job",
     "capped",
+    "group_key",
     "MinErrorResult",
+    "PLANS",
+    "Step",
+    "run_plan",
     "hand_out",
     "solve_min_error",
 ]

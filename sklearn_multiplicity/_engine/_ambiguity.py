@@ -22,9 +22,10 @@ from ._heuristics import (
     pulled_directions,
     rotated_flip_models,
 )
-from ._offsets import offset_ascent_models
+from ._offset_models import offset_ascent_models
 from ._scheduling import Deadline, Job, on_cluster
-from ._supports import CountedSolves, certify_flips
+from ._support_flips import certify_flips
+from ._supports import CountedSolves
 
 #: How undecided patterns are settled at one budget (see ``certify``).
 STRATEGIES = ("each", "batch")
@@ -169,7 +170,7 @@ class AmbiguityCertifier:
 
     def ascend(self, budget, deadline):
         """Flip undecided patterns by per-class cuts of directions found by a
-        random ascent (:func:`~._offsets.offset_ascent_models`), each round
+        random ascent (:func:`~._offset_models.offset_ascent_models`), each round
         counting only the patterns still undecided, until a round flips none,
         :data:`ASCENT_ROUNDS` rounds or ``deadline``."""
         state = self.state

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._core import TOLERANCE, Bounds, Status, admits, verify
 from .._mip import _formulations
-from ._supports import weight_end
+from ._support_weights import weight_end
 from ._weight_probes import PROBE_RESOLUTION, WeightEnd, known_reaches, probe_ends
 
 

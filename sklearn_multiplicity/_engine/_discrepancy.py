@@ -5,37 +5,43 @@ budget (overall or within a group), and along a path of budgets. Discrepancy
 is non-decreasing in the budget, so every result bounds the others: a
 verified model within a budget is a lower bound at every larger one, a bound
 proven at a budget an upper bound at every smaller one.
+
+This module holds the certifier and its answer at one budget (the search
+for models, the LP proofs and the disagreement MIP of each request); its
+bounds from what is already known are in :mod:`._discrepancy_envelope`, its
+paths in :mod:`._discrepancy_paths`, and the record of one request and its
+MIP in :mod:`._discrepancy_requests`.
 """
 
 import logging
-import math
-from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
 
 from .._core import TOLERANCE, Bounds, LevelSet, Status, verify
-from .._mip import _formulations
 from ._descent import Descent, applies
+from ._discrepancy_envelope import DiscrepancyEnvelope
+from ._discrepancy_paths import (
+    BRACKET_SECONDS,
+    BRACKET_SHARE,
+    BRACKET_SPACING,
+    DiscrepancyPaths,
+)
+from ._discrepancy_requests import (
+    SUPPORT_SHARE,
+    DiscrepancyRequest,
+    DiscrepancyResult,
+    cache_key,
+    disagreement_mip,
+)
 from ._dive import dive
 from ._heuristics import disagreement_models, lp_models, moved_models
-from ._offsets import offset_ascent_models, offset_disagreement_models
-from ._scheduling import Deadline, Job, on_cluster
-from ._supports import (
-    CountedSolves,
-    best_within_each,
-    disagreement_frontier,
-    most_disagreement,
-)
+from ._offset_models import offset_ascent_models, offset_disagreement_models
+from ._scheduling import Deadline
+from ._support_disagreement import most_disagreement
+from ._supports import CountedSolves
 
 logger = logging.getLogger("sklearn_multiplicity")
 
-#: Time-limited discrepancy paths first bracket every ``BRACKET_SPACING``-th
-#: open budget with a disagreement MIP of at most ``BRACKET_SECONDS``, using
-#: at most ``BRACKET_SHARE`` of the remaining time (see ``path``).
-BRACKET_SPACING = 10
-BRACKET_SECONDS = 5.0
-BRACKET_SHARE = 0.2
 #: Shares of a request's time left for the search for models and for the LP
 #: proofs that fix labels in the disagreement MIP; the MIP gets the rest.
 #: Without affine-identity rows those LPs prove little and the search and the
@@ -44,9 +50,6 @@ SEARCH_SHARE = 0.25
 SCREEN_SHARE = 0.35
 SEARCH_SHARE_WITHOUT_IDENTITIES = 0.4
 SCREEN_SHARE_WITHOUT_IDENTITIES = 0.05
-#: Share of a request's time for a sparse class's disagreement MIPs support by
-#: support (exact when they all finish, see ``_supports``).
-SUPPORT_SHARE = 0.5
 #: Share of the time left after the search for moving the best model found
 #: past one pattern at a time (see ``moved_models``). Without identity rows
 #: the MIP finds little and the moves much (German credit: discrepancy found
@@ -66,56 +69,7 @@ DESCENT_TRIES = 3
 DIVE_SHARE = 0.2
 
 
-def disagreement_mip(state, budget, weights, unflippable, best=None, key="all"):
-    """The MIP of most ``weights`` of disagreement with the baseline within
-    ``budget``, the patterns ``unflippable`` (a mask) fixed to the baseline's
-    label and ``best`` (a pooled model, or None) as its hint."""
-    enc = state.enc
-    hint = None if best is None else enc.hint_from((best.w, best.b))
-    extended = np.zeros(enc.X.shape[0])
-    extended[: state.problem.n_patterns] = weights
-    mip = _formulations.max_disagreement(
-        enc,
-        state.extended_baseline(),
-        budget,
-        weights=extended,
-        hint=hint,
-        name=f"max_disagreement[{key}, budget {budget:g}]",
-    )
-    fixed = np.flatnonzero(unflippable)
-    return _formulations.fix_labels(enc, mip, fixed, state.baseline[fixed])
-
-
-@dataclass
-class DiscrepancyResult:
-    """Certified discrepancy bounds and the model that realises the lower one."""
-
-    bounds: Bounds
-    model: object  # CanonicalModel realising ``bounds.lower`` (or None)
-
-
-@dataclass
-class DiscrepancyRequest:
-    """One discrepancy question, between preparing and settling its MIP."""
-
-    budget: float
-    key: str
-    weights: np.ndarray
-    total: float
-    cached: DiscrepancyResult = None
-    answer: DiscrepancyResult = None  # known without a MIP
-    best: object = None  # best pooled model within the budget
-    lower: float = 0.0
-    upper: float = np.inf  # proven upper bound before the MIP
-    mip: object = None
-    relaxation: object = None
-
-
-def _cache_key(budget, key):
-    return (round(budget, 9), key)
-
-
-class DiscrepancyCertifier:
+class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
     """Discrepancy requests, envelopes and paths over an :class:`AuditState`.
 
     Parameters
@@ -190,7 +144,7 @@ class DiscrepancyCertifier:
         deadline = deadline or Deadline(None)
         weights = state.problem.pattern_weight if weights is None else weights
         request = DiscrepancyRequest(budget, key, weights, float(weights.sum()))
-        request.cached = state.discrepancies.get(_cache_key(budget, key))
+        request.cached = state.discrepancies.get(cache_key(budget, key))
         if request.cached is not None and request.cached.bounds.certified:
             request.answer = request.cached
             return request
@@ -288,7 +242,7 @@ class DiscrepancyCertifier:
 
     def _by_support(self, request, deadline):
         """Answer ``request`` support by support if the class splits and
-        time allows (see :func:`~._supports.most_disagreement`)."""
+        time allows (see :func:`~._support_disagreement.most_disagreement`)."""
         split = self.solvers.support_split
         if split is None or deadline.expired():
             return False
@@ -400,7 +354,7 @@ class DiscrepancyCertifier:
         out = DiscrepancyResult(
             Bounds(float(lower / total), float(upper / total)), best
         )
-        state.discrepancies[_cache_key(request.budget, request.key)] = out
+        state.discrepancies[cache_key(request.budget, request.key)] = out
         return out
 
     def refresh(self, request):
@@ -416,217 +370,3 @@ class DiscrepancyCertifier:
             request.best, request.lower = best, lower
             request.mip.hint = self.state.enc.hint_from((best.w, best.b))
         return True
-
-    # -- every budget at once --------------------------------------------------
-    def envelope(self, budgets):
-        """Discrepancy bounds at each of ``budgets`` from every result so far.
-
-        Discrepancy is non-decreasing in the budget: a pooled model within a
-        budget bounds it from below, a bound proven at a larger budget from
-        above.
-
-        Returns
-        -------
-        list of Bounds
-        """
-        state = self.state
-        budgets = np.atleast_1d(np.asarray(budgets, dtype=float))
-        weights = state.problem.pattern_weight
-        total = float(weights.sum())
-        lower = np.zeros(budgets.size)
-        models = state.pool.models
-        if models:
-            errors = np.array([m.errors for m in models])
-            shares = np.array([state.disagreement(m, weights) for m in models]) / total
-            order = np.argsort(errors, kind="stable")
-            best = np.maximum.accumulate(shares[order])
-            n_within = np.searchsorted(errors[order], budgets + TOLERANCE, side="right")
-            some = n_within > 0
-            lower[some] = best[n_within[some] - 1]
-        upper = self.known_upper(budgets) / total
-        for (cached_budget, key), result in state.discrepancies.items():
-            if key == "all":
-                below = cached_budget <= budgets + TOLERANCE
-                lower[below] = np.maximum(lower[below], result.bounds.lower)
-        return [
-            Bounds(float(lo), float(max(lo, up)))
-            for lo, up in zip(lower, upper, strict=True)
-        ]
-
-    def known_upper(self, budgets, weights=None, key="all"):
-        """Most weight a model within each of ``budgets`` can flip, from what
-        is known without a MIP: bounds proven at or above each budget
-        (:meth:`proven_upper`), the weight of the patterns not proven
-        unflippable (discrepancy is at most ambiguity) and ``err(h0) +
-        budget`` (where a model and the baseline disagree, one of them errs;
-        see :mod:`.._core._relations`).
-
-        Returns
-        -------
-        ndarray of shape (n_budgets,)
-            In units of weight.
-        """
-        state = self.state
-        budgets = np.atleast_1d(np.asarray(budgets, dtype=float))
-        weights = state.problem.pattern_weight if weights is None else weights
-        total = float(weights.sum())
-        related = [
-            min(
-                float(weights[state.maybe_flippable(budget)].sum()),
-                state.baseline_errors + budget,
-            )
-            for budget in budgets
-        ]
-        return np.minimum(self.proven_upper(budgets, key) * total, related)
-
-    def proven_upper(self, budgets, key="all"):
-        """Smallest upper bounds (shares) proven for ``key`` at or above ``budgets``.
-
-        Discrepancy is non-decreasing in the budget, so a bound proven at a
-        larger budget holds at a smaller one too; 1 where nothing is proven.
-
-        Returns
-        -------
-        ndarray of shape (n_budgets,)
-        """
-        budgets = np.atleast_1d(np.asarray(budgets, dtype=float))
-        upper = np.ones(budgets.size)
-        proven = [
-            (cached_budget, result.bounds.upper)
-            for (cached_budget, cached_key), result in self.state.discrepancies.items()
-            if cached_key == key
-        ]
-        if proven:
-            cached, bounds = np.array(sorted(proven)).T
-            # Smallest bound at each cached budget or above.
-            suffix_min = np.minimum.accumulate(bounds[::-1])[::-1]
-            first = np.searchsorted(cached, budgets - TOLERANCE, side="left")
-            some = first < cached.size
-            upper[some] = np.minimum(upper[some], suffix_min[first[some]])
-        return upper
-
-    def open_budgets(self, budgets):
-        """Indices of the ``budgets`` whose discrepancy is not certified yet."""
-        return np.flatnonzero([not b.certified for b in self.envelope(budgets)])
-
-    def path(self, budgets, *, deadline=None, progress=None):
-        """Certify the discrepancy at every one of ``budgets``, smallest first.
-
-        Each MIP is warm-started with the best model found at the budgets
-        below it; budgets that earlier results already certify (discrepancy
-        is non-decreasing in the budget) get no MIP. With ``n_jobs > 1``,
-        ``n_jobs`` MIPs of consecutive budgets run at once in threads, one
-        solver thread each. The next MIP is prepared while they run (its LP
-        relaxation selects its identity rows), so no core waits for it.
-
-        Under a finite ``deadline`` a bracketing pass comes first
-        (:meth:`bracket`), so that budgets the ascending pass does not reach
-        in time still get close certified bounds. ``progress(n_open)`` is
-        called with the number of budgets left open after each MIP.
-        """
-        deadline = deadline or Deadline(None)
-        budgets = np.sort(np.asarray(budgets, dtype=float))
-        n_jobs = self.solvers.n_jobs
-        workers = n_jobs if n_jobs > 1 and not on_cluster() else 1
-
-        def settled():
-            if progress is not None:
-                progress(self.open_budgets(budgets).size)
-
-        if self._path_by_support(budgets, deadline.share(SUPPORT_SHARE)):
-            settled()
-            return
-        if math.isfinite(deadline.remaining()):
-            self.bracket(budgets, workers, deadline, settled)
-        jobs = self._path_jobs(budgets, deadline, settled)
-        self.solvers.hand_out(workers, jobs, deadline, lookahead=True)
-
-    def _path_by_support(self, budgets, deadline):
-        """Certify every budget at once if the class splits by support and
-        time allows (see :func:`~._supports.disagreement_frontier`)."""
-        split = self.solvers.support_split
-        if split is None or deadline.expired():
-            return False
-        state = self.state
-        weights = state.problem.pattern_weight
-        solve = CountedSolves(self.solvers, deadline)
-        upper = disagreement_frontier(state, split, budgets, weights, solve, deadline)
-        solve.note(
-            state,
-            f"supports[{len(split.supports)}, path of {budgets.size} budgets]",
-            upper is not None,
-            budgets.size,
-            budgets.size,
-            "disagreement steps",
-        )
-        if upper is None:
-            return False
-        total = float(weights.sum())
-        models, lower = best_within_each(state, budgets, weights)
-        for budget, model, lo, up in zip(budgets, models, lower, upper, strict=True):
-            bounds = Bounds(float(lo / total), float(max(lo, up) / total))
-            state.discrepancies[_cache_key(budget, "all")] = DiscrepancyResult(
-                bounds, model
-            )
-        return True
-
-    def bracket(self, budgets, workers, deadline, settled=None):
-        """Short disagreement MIPs at evenly spaced open budgets, largest first.
-
-        Each MIP (at most ``bracket_seconds``) proves an upper bound at its
-        budget, which holds at every smaller budget, and its models are lower
-        bounds at every larger one; with one every ``bracket_spacing`` open
-        budgets, every budget lies between two of them. On COMPAS, 5-second
-        MIPs bracket the discrepancy at eps = 3% and 5% within 0.9 and 0.4
-        percentage points. The pass uses at most ``bracket_share`` of the
-        remaining time; the ascending pass may then certify these budgets.
-        """
-        open_ = self.open_budgets(budgets)
-        seconds = min(self.bracket_seconds, deadline.per_mip or math.inf)
-        share = self.bracket_share * deadline.remaining()
-        affordable = int(share * workers // seconds)
-        count = min(math.ceil(open_.size / self.bracket_spacing), affordable)
-        if count < 2:  # one short MIP would bracket little and repeat work
-            return
-        # Evenly spaced from the largest open budget down, which bounds all.
-        picks = open_[open_.size - 1 - (np.arange(count) * open_.size) // count]
-        within_share = Deadline(share, per_mip=seconds)
-        jobs = self._path_jobs(budgets[picks], within_share, settled)
-        self.solvers.hand_out(workers, jobs, within_share, lookahead=True)
-
-    def _path_jobs(self, budgets, deadline, settled=None):
-        """``next_job`` for ``hand_out``: the open ``budgets`` in order.
-
-        A job may be prepared while the MIPs of smaller budgets still run
-        (``lookahead``); before it starts, :meth:`refresh` skips it if their
-        results certify its budget, or hands its MIP their better models.
-        ``settled()`` runs after each of the MIPs has been learnt.
-        """
-        tried = np.zeros(budgets.size, dtype=bool)
-
-        def settle(request, result):
-            self.settle(request, result)
-            if settled is not None:
-                settled()
-
-        def next_job():
-            for i in np.flatnonzero(~tried):
-                if deadline.expired():  # the envelope bounds the rest
-                    return None
-                tried[i] = True
-                if self.envelope(budgets[i : i + 1])[0].certified:
-                    continue
-                request = self.request(budgets[i], deadline=deadline, dive=False)
-                if request.answer is not None:
-                    continue
-                if request.mip is None:
-                    self.settle(request, None)
-                    continue
-                return Job(
-                    request.mip,
-                    partial(settle, request),
-                    refresh=partial(self.refresh, request),
-                )
-            return None
-
-        return next_job

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._core import LevelSet, verify
 from .._mip import realise
-from ._offsets import offset_flip_models
+from ._offset_models import offset_flip_models
 
 
 def _running_argmin(values):

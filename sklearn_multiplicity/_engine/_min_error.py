@@ -20,7 +20,7 @@ from .._mip._infeasible import error_lower_bound
 from ._descent import Descent, applies
 from ._heuristics import best_thresholds
 from ._state import in_class_or_repaired
-from ._supports import fewest_errors
+from ._support_min_error import fewest_errors
 
 #: The error when no model of the class meets the constraints.
 NO_MODEL = (
@@ -104,7 +104,7 @@ def _descended(enc, model, deadline):
 
 def _by_support(enc, split, backend, deadline, warm, candidates, mip):
     """The :class:`MinErrorResult` of a sparse class solved support by
-    support (:func:`~._supports.fewest_errors`), or None if time ran out."""
+    support (:func:`~._support_min_error.fewest_errors`), or None if time ran out."""
     start = time.perf_counter()
 
     def solve(small):

@@ -23,7 +23,7 @@ import numpy as np
 from .._core import TOLERANCE, Bounds, Status, overall_error, verify
 from ._ambiguity import DESCENT_SHARE
 from ._descent import flip_patterns
-from ._discrepancy import DiscrepancyResult, disagreement_mip
+from ._discrepancy_requests import DiscrepancyResult, disagreement_mip
 from ._heuristics import (
     _class_gap,
     _direction_cuts,

@@ -16,16 +16,15 @@ import numpy as np
 from .._core import (
     ClassBudget,
     PatternProblem,
-    across_groups,
-    along_budgets,
-    disagreement_cap,
     make_hypothesis_class,
     verify,
-    within_level_set,
 )
-from .._mip import ConstraintContext, encode
+from .._mip import ConstraintContext, encode, realise
 from ..backends import get_backend
+from ._accounts import TimeAccounts
 from ._ambiguity import AmbiguityCertifier
+from ._audit import audit_tolerance, is_settled, per_class_path
+from ._bands import BandReadings
 from ._coefficients import coefficient_ranges
 from ._discrepancy import DiscrepancyCertifier
 from ._min_error import solve_min_error
@@ -34,15 +33,8 @@ from ._per_class import ClassBudgetCertifier
 from ._solvers import Solvers
 from ._state import AuditState
 
-#: Most of a coefficient-ranges request's time that settling ambiguity at
-#: its budget may take (its proofs fix labels in every weight's MIP).
-RANGES_AMBIGUITY_SHARE = 0.5
-#: Most of a new-people request's time that settling ambiguity at its budget
-#: may take (its answers and proofs serve every new person).
-NEW_PEOPLE_SETTLE_SHARE = 0.5
 
-
-class AuditSession:
+class AuditSession(BandReadings):
     """The engine of one audit: set-up, then everything certified so far.
 
     Build it with :meth:`from_data`; :meth:`min_error` alone fits the 0-1
@@ -71,6 +63,14 @@ class AuditSession:
     discrepancy : DiscrepancyCertifier or None
     per_class : ClassBudgetCertifier or None
         Ambiguity and discrepancy at per-class budgets.
+    accounts : TimeAccounts
+        Seconds each question (a tolerance's audit, a path, the minimum
+        error) has spent (:mod:`._accounts`).
+    groups : dict
+        Pattern weights of every group, by label: their discrepancies are
+        part of every tolerance's audit.
+    min_error_fit : MinErrorResult or None
+        The minimum error of the class, once something asked for it.
 
     Every request takes a budget: a number (the overall weighted error) or a
     :class:`~.._core.ClassBudget` (false positives and negatives apart).
@@ -99,6 +99,9 @@ class AuditSession:
         self.ambiguity = None
         self.discrepancy = None
         self.per_class = None
+        self.accounts = TimeAccounts()
+        self.groups = {}
+        self.min_error_fit = None
 
     @classmethod
     def from_data(
@@ -146,9 +149,15 @@ class AuditSession:
         feature_names : sequence of str or None
             Names of the columns of ``X``, for constraints on features.
         """
-        hypothesis = make_hypothesis_class(weights, solver, margin, max_weight)
         backend = get_backend(
             solver, threads=threads, random_state=random_state, verbose=verbose
+        )
+        hypothesis = make_hypothesis_class(
+            weights,
+            margin,
+            max_weight,
+            integer_only=not backend.supports_continuous,
+            solver=backend.name,
         )
         problem = PatternProblem.from_data(X, y01, sample_weight)
         if hypothesis.integer:
@@ -197,7 +206,7 @@ class AuditSession:
             split=self.solvers.support_split,
         )
 
-    def start(self, predictions, coef, intercept, deadline, *, min_error=None):
+    def start(self, predictions, coef, intercept, *, min_error=None):
         """Fix the baseline and open the audit.
 
         Parameters
@@ -205,16 +214,10 @@ class AuditSession:
         predictions : ndarray of bool, shape (n_samples,)
             The baseline's prediction of every training row.
         coef, intercept : the baseline's linear model in the audit space.
-        deadline : Deadline
-            For the minimum-error MIP.
         min_error : MinErrorResult or None
             The minimum error of this session's class when already solved
-            (the 0-1 optimal baseline); not solved again.
-
-        Returns
-        -------
-        MinErrorResult
-            The certified minimum error of the class.
+            (the 0-1 optimal baseline). Otherwise it is solved when something
+            asks for it (:meth:`settle_min_error`).
         """
         problem = self.problem
         baseline = np.zeros(problem.n_patterns, dtype=bool)
@@ -228,17 +231,47 @@ class AuditSession:
                 "the baseline under the same constraints (the default "
                 "estimator does)."
             )
-        fit = self.min_error(deadline) if min_error is None else min_error
-        self.state = AuditState(self.enc, baseline, fit.lower_bound)
+        # No model errs less than no error at all; the minimum error raises
+        # every flip's bound once it is known.
+        self.state = AuditState(self.enc, baseline, 0.0)
         self.ambiguity = AmbiguityCertifier(self.state, self.solvers, self.strategy)
         self.discrepancy = DiscrepancyCertifier(
             self.state, self.solvers, self.ambiguity
         )
         self.per_class = ClassBudgetCertifier(self.state, self.solvers, self.ambiguity)
-        self.state.record(fit.mip, fit.result)
-        for model in [fit.model, *fit.candidates, self._in_class(coef, intercept)]:
-            self.state.add_model(model)
-        return fit
+        self.state.add_model(self._in_class(coef, intercept))
+        if not self.baseline_in_class() and not self.hypothesis.integer:
+            # Scaled into the class, a baseline may put a person within the
+            # margin; its labelling's max-margin model may still be one.
+            realised = realise(self.enc, baseline)
+            if realised is not None:
+                self.state.add_model(verify(self.enc, *realised, source="baseline"))
+        if min_error is not None:
+            self._learn_min_error(min_error)
+
+    def baseline_in_class(self):
+        """Whether a model of the class predicts every pattern as the baseline."""
+        return any(
+            np.array_equal(m.z[: self.problem.n_patterns], self.state.baseline)
+            for m in self.state.pool.models
+        )
+
+    def settle_min_error(self, limit, per_mip=None):
+        """The class's minimum error, solved once, on first need, within what
+        its account (``limit`` seconds) has left; a :class:`MinErrorResult`."""
+        if self.min_error_fit is None:
+            with self.accounts.charge(("min error",), limit, per_mip) as deadline:
+                self._learn_min_error(self.min_error(deadline))
+        return self.min_error_fit
+
+    def _learn_min_error(self, fit):
+        self.min_error_fit = fit
+        state = self.state
+        state.record(fit.mip, fit.result)
+        state.min_error_lower = max(state.min_error_lower, float(fit.lower_bound))
+        state.raise_flip_lower(np.arange(self.problem.n_patterns), fit.lower_bound)
+        for model in [fit.model, *fit.candidates]:
+            state.add_model(model)
 
     def _meets_constraints(self, baseline, coef, intercept):
         """Whether the baseline (its weights, its pattern predictions) meets
@@ -307,77 +340,6 @@ class AuditSession:
         _, bounds = self.related(budget, result.bounds, weights)
         return dataclasses.replace(result, bounds=bounds)
 
-    def related(self, budget, discrepancy, weights=None):
-        """``(ambiguity, discrepancy)`` bounds at ``budget``, each tightened by
-        the other and by ``err(h0) + budget`` (:mod:`.._core._relations`).
-
-        Every reported pair of bounds goes through here, or through
-        :meth:`path_bounds` and :meth:`group_bounds`, which call it.
-        """
-        ambiguity = self.ambiguity_bounds(budget, weights)
-        return self.related_pair(budget, ambiguity, discrepancy, weights)
-
-    def path_bounds(self, budgets, discrepancy):
-        """Both measures along non-decreasing ``budgets``, related at each
-        budget and made monotone along them.
-
-        Parameters
-        ----------
-        budgets : sequence of float or ClassBudget
-        discrepancy : sequence of Bounds
-            The discrepancy bounds at each budget.
-
-        Returns
-        -------
-        ambiguity, discrepancy : list of Bounds
-        """
-        pairs = [
-            self.related(budget, disc)
-            for budget, disc in zip(budgets, discrepancy, strict=True)
-        ]
-        ambiguity = along_budgets([amb for amb, _ in pairs])
-        discrepancy = along_budgets([disc for _, disc in pairs])
-        # Monotonicity may have moved one measure: relate them once more.
-        pairs = [
-            self.related_pair(budget, amb, disc)
-            for budget, amb, disc in zip(budgets, ambiguity, discrepancy, strict=True)
-        ]
-        return [amb for amb, _ in pairs], [disc for _, disc in pairs]
-
-    def related_pair(self, budget, ambiguity, discrepancy, weights=None):
-        """:meth:`related` with the ambiguity bounds given."""
-        weights = self.problem.pattern_weight if weights is None else weights
-        cap = disagreement_cap(self.state.baseline_errors, budget, weights.sum())
-        return within_level_set(ambiguity, discrepancy, cap)
-
-    def group_bounds(self, budget, overall, groups, group_weights):
-        """Overall and group bounds of both measures at ``budget``, related
-        within each level set and across the groups (a partition).
-
-        Parameters
-        ----------
-        overall : tuple of Bounds
-            ``(ambiguity, discrepancy)`` over all people.
-        groups : list of tuple of Bounds
-            The same for each group.
-        group_weights : list of ndarray
-            Pattern weights of each group.
-
-        Returns
-        -------
-        overall : tuple of Bounds
-        groups : list of tuple of Bounds
-        """
-        sizes = [float(w.sum()) for w in group_weights]
-        for _ in range(2):  # each relation can feed the other once
-            overall = self.related_pair(budget, *overall)
-            groups = [
-                self.related_pair(budget, amb, disc, weights)
-                for (amb, disc), weights in zip(groups, group_weights, strict=True)
-            ]
-            overall, groups = across_groups(overall, groups, sizes)
-        return overall, groups
-
     def flip_evidence(self, budget):
         """Per pattern: baseline prediction, certified flippable, not proven
         unflippable, and the fewest errors of a known model flipping it."""
@@ -410,12 +372,11 @@ class AuditSession:
     def coefficient_ranges(self, budget, deadline):
         """Certified ends of every canonical weight over the level set.
 
-        Ambiguity at ``budget`` is settled first (with at most
-        ``RANGES_AMBIGUITY_SHARE`` of the time): every pattern it proves
-        unflippable keeps the baseline's label in every model of the level
-        set, a fixed label in each weight's MIP instead of a big-M row.
+        Call it after the audit of ``budget`` (:meth:`audit`): every pattern
+        that audit proved unflippable keeps the baseline's label in every
+        model of the level set, a fixed label in each weight's MIP instead
+        of a big-M row.
         """
-        self.certify_ambiguity(budget, deadline.share(RANGES_AMBIGUITY_SHARE))
         return coefficient_ranges(
             self.state,
             self.solvers,
@@ -443,12 +404,10 @@ class AuditSession:
     def ambiguous_new(self, patterns, baseline_new, budget, deadline):
         """Which new patterns a model of the level set predicts differently.
 
-        Ambiguity at ``budget`` is settled first (with at most
-        ``NEW_PEOPLE_SETTLE_SHARE`` of the time): a new person who is a
-        training pattern is answered by it, and every pattern it proves
-        unflippable keeps its label in the other people's MIPs.
+        Call it after the audit of ``budget`` (:meth:`audit`): a new person
+        who is a training pattern is answered by it, and every pattern it
+        proved unflippable keeps its label in the other people's MIPs.
         """
-        self.certify_ambiguity(budget, deadline.share(NEW_PEOPLE_SETTLE_SHARE))
         return flip_new_patterns(
             self.state,
             self.solvers,
@@ -458,3 +417,44 @@ class AuditSession:
             unflippable=~self.maybe_flippable(budget),
             deadline=deadline,
         )
+
+    # -- the audit of a tolerance (its time: ``_accounts``) ----------------------
+    def watch_groups(self, group_weights):
+        """Make each group's discrepancy part of every tolerance's audit.
+
+        Parameters
+        ----------
+        group_weights : dict
+            Pattern weights of every group, by label.
+        """
+        self.groups = dict(group_weights)
+
+    def will_audit(self, budget, limit):
+        """Whether :meth:`audit` would run: the tolerance has time and is open."""
+        key = ("tolerance", budget)
+        return not self.accounts.exhausted(key, limit) and not is_settled(self, budget)
+
+    def audit(self, budget, limit, per_mip=None, *, progress=None):
+        """Run, or continue, the audit of the tolerance of ``budget``.
+
+        It spends at most what the tolerance's account has left of ``limit``
+        seconds (``None``: no limit), and nothing when the state already
+        settles it (:func:`~._audit.is_settled`). A run that leaves it open
+        closes the account until :meth:`grant`.
+        """
+        key = ("tolerance", budget)
+        if self.accounts.exhausted(key, limit) or is_settled(self, budget):
+            return
+        with self.accounts.charge(key, limit, per_mip) as deadline:
+            audit_tolerance(self, budget, deadline, progress)
+        if not is_settled(self, budget):
+            self.accounts.close(key, limit)
+
+    def per_class_path(self, budgets, deadline):
+        """Both measures along growing per-class ``budgets`` (see
+        :func:`~._audit.per_class_path`)."""
+        return per_class_path(self, budgets, deadline)
+
+    def grant(self, budget, seconds, limit):
+        """Let the audit of ``budget`` spend ``seconds`` more (``refine``)."""
+        self.accounts.grant(("tolerance", budget), seconds, limit)

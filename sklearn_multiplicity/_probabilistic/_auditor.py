@@ -1,6 +1,5 @@
 """``ProbabilisticAuditor``: certified viable prediction ranges of a logistic model."""
 
-import time
 from numbers import Integral, Real
 
 import numpy as np
@@ -15,16 +14,18 @@ from sklearn.base import (
 )
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._baseline import BaselineDelegationMixin, fit_baseline
 from .._core._validation import check_binary_target, check_weights
+from .._engine import Deadline
 from . import _measures
 from ._family import check_logistic, describe, objective_of, penalty_of
 from ._level_set import LevelSet
 from ._reading import MeasuresMixin
 from ._solver import prob_gap
+from ._time import more_time, request_deadline
 
 
 class ProbabilisticAuditor(
@@ -82,11 +83,13 @@ class ProbabilisticAuditor(
     n_jobs : int or None, default=None
         Parallel batches of the walk and the exact solver (joblib; ``-1``:
         every core).
-    time_limit : float or None, default=300
-        Seconds for the walk and the exact solver in each request (``fit``
-        excluded), like ``max_iter``: when they run out, the ends still open
-        keep certified brackets (the closed forms or the solvers' last),
-        ranges are reported with ``certified`` False and measures as bounds.
+    total_time_limit : float or None, default=300
+        Seconds for one request (one ``viable_prediction_range``,
+        ``ambiguity`` ... call at one tolerance; ``fit`` excluded), like
+        ``max_iter``: the walk and the exact solver stop when it runs out,
+        the ends still open keep certified brackets (the closed forms or the
+        solvers' last), ranges are reported with ``certified`` False and
+        measures as bounds. A request with more time solves them again.
         ``None``: unlimited.
     random_state : int, RandomState instance or None, default=None
         Seed of the one random step of the audit: when more than 2000 people
@@ -99,6 +102,12 @@ class ProbabilisticAuditor(
         ``>= 1``: a progress line for each stage of a request's ranges (the
         closed-form bounds, the boundary walk and the exact solver), with
         the ends it settled and its time.
+    time_limit : float or None, default="deprecated"
+        Former name of ``total_time_limit``; when set, its value is used.
+
+        .. deprecated:: 0.2
+           `time_limit` was renamed `total_time_limit` in 0.2 and will be
+           removed in 0.4.
 
     Attributes
     ----------
@@ -168,9 +177,14 @@ class ProbabilisticAuditor(
         "tol": [Interval(Real, 0, 1, closed="neither")],
         "refine": [StrOptions({"all", "threshold", "none"})],
         "n_jobs": [Integral, None],
-        "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+        "total_time_limit": [Interval(Real, 0, None, closed="neither"), None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "time_limit": [
+            Interval(Real, 0, None, closed="neither"),
+            None,
+            Hidden(StrOptions({"deprecated"})),
+        ],
     }
 
     def __init__(
@@ -182,9 +196,10 @@ class ProbabilisticAuditor(
         tol=1e-4,
         refine="all",
         n_jobs=None,
-        time_limit=300,
+        total_time_limit=300,
         random_state=None,
         verbose=0,
+        time_limit="deprecated",
     ):
         self.estimator = estimator
         self.epsilon = epsilon
@@ -192,9 +207,10 @@ class ProbabilisticAuditor(
         self.tol = tol
         self.refine = refine
         self.n_jobs = n_jobs
-        self.time_limit = time_limit
+        self.total_time_limit = total_time_limit
         self.random_state = random_state
         self.verbose = verbose
+        self.time_limit = time_limit
 
     def _default(self):
         return LogisticRegression()
@@ -290,21 +306,25 @@ class ProbabilisticAuditor(
         """
         eps, threshold = self._eps(eps), self._threshold(threshold)
         key = (eps, threshold, self.tol, self.refine)
+        deadline = self._deadline()
+        # The seconds of this request (inf: unlimited), shortened by any
+        # ``capped`` block around it.
+        budget = deadline.remaining()
         if rows is None and key in self._cache:
-            ranges, limit = self._cache[key]
-            if ranges.complete or not _more_time(self.time_limit, limit):
+            ranges, before = self._cache[key]
+            if ranges.complete or not more_time(budget, before):
                 return ranges
         ranges = self._level_set.ranges(
             self._rows if rows is None else rows,
             eps,
             self._refiner(threshold),
             self.tol,
+            deadline=deadline,
             n_jobs=self.n_jobs,
-            end=self._end(),
             log=self._log(eps) if self.verbose >= 1 else None,
         )
         if rows is None:
-            self._cache[key] = (ranges, self.time_limit)
+            self._cache[key] = (ranges, budget)
         return ranges
 
     def _log(self, eps):
@@ -316,11 +336,9 @@ class ProbabilisticAuditor(
 
         return log
 
-    def _end(self):
-        """When the exact solver of a request starting now must stop."""
-        if self.time_limit is None:
-            return None
-        return time.perf_counter() + self.time_limit
+    def _deadline(self):
+        """The deadline of a request starting now (see :func:`request_deadline`)."""
+        return request_deadline(self.total_time_limit, self.time_limit)
 
     def _new_rows(self, X):
         check_is_fitted(self)
@@ -432,7 +450,11 @@ class ProbabilisticAuditor(
         i = int(i) % n
         row = self._rows[[i]]
         ranges = self._level_set.ranges(
-            row, eps, lambda b: (np.ones(1, bool), np.ones(1, bool)), self.tol
+            row,
+            eps,
+            lambda b: (np.ones(1, bool), np.ones(1, bool)),
+            self.tol,
+            deadline=Deadline(None),
         )
         thetas = [
             self._level_set.attaining(ranges, 0, row[0], end, eps)
@@ -465,8 +487,3 @@ class ProbabilisticAuditor(
 def _index_of(X):
     """The row labels of ``X`` when it is a DataFrame, else None."""
     return X.index if isinstance(X, pd.DataFrame) else None
-
-
-def _more_time(limit, before):
-    """Whether the time limit ``limit`` allows more than ``before`` did."""
-    return before is not None and (limit is None or limit > before)

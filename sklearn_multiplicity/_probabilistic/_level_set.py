@@ -70,15 +70,15 @@ class LevelSet:
             )
         return self._ellipsoids[eps]
 
-    def ranges(self, rows, eps, refine, tol, n_jobs=None, end=None, log=None):
+    def ranges(self, rows, eps, refine, tol, deadline, n_jobs=None, log=None):
         """Certified ranges of the scores ``rows @ theta`` (rows augmented).
 
         ``refine(bounds)`` returns the masks ``(lower, upper)`` of the ends to
         settle; the rest keep their closed-form brackets. The boundary walk
-        settles most of them, the exact solver the rest; both stop at ``end``
-        (a ``time.perf_counter()`` value, ``None``: never), leaving certified
-        brackets. ``log(line)``, when given, receives a progress line per
-        stage.
+        settles most of them, the exact solver the rest; both stop at
+        ``deadline`` (a :class:`~sklearn_multiplicity._engine.Deadline`;
+        ``Deadline(None)``: never), leaving certified brackets.
+        ``log(line)``, when given, receives a progress line per stage.
         """
         start = time.perf_counter()
         outer, inner = self.ellipsoids(eps)
@@ -98,7 +98,9 @@ class LevelSet:
         )
         for name, solver, open_ends in stages:
             start = time.perf_counter()
-            asked, left = _settle(rows, b, models, refine, solver, tol, n_jobs, end)
+            asked, left = _settle(
+                rows, b, models, refine, solver, tol, n_jobs, deadline
+            )
             if log is not None and asked:
                 log(
                     f"{name} settled {asked - left} of {asked} ends in "
@@ -137,18 +139,19 @@ class LevelSet:
         _, inner = self.ellipsoids(eps)
         return inner.extreme(row if end == "upper" else -row)
 
-    def maximisers(self, C, eps, tol, n_jobs=None, end=None):
+    def maximisers(self, C, eps, tol, deadline, n_jobs=None):
         """Models of the level set (p, K) maximising ``C[:, k] . theta``
-        (within ``tol`` on the probability scale)."""
+        (within ``tol`` on the probability scale, or as close as ``deadline``
+        allows)."""
         outer, inner = self.ellipsoids(eps)
         mid_o, half_o = outer.extents(C.T)
         mid_i, half_i = inner.extents(C.T)
         lower, upper, thetas = self._walks[eps].run(
-            C, mid_i + half_i, mid_o + half_o, tol, n_jobs=n_jobs, end=end
+            C, mid_i + half_i, mid_o + half_o, tol, deadline=deadline, n_jobs=n_jobs
         )
         left = np.flatnonzero(prob_gap(lower, upper) > tol)
         _, _, exact = self._exact(eps)(
-            C[:, left], lower[left], upper[left], tol, n_jobs=n_jobs, end=end
+            C[:, left], lower[left], upper[left], tol, deadline=deadline, n_jobs=n_jobs
         )
         _keep_found(thetas, left, exact)
         missing = np.isnan(thetas).any(axis=0)
@@ -164,7 +167,7 @@ def _keep_found(models, index, thetas):
     models[:, index[found]] = thetas[:, found]
 
 
-def _settle(rows, b, models, refine, solver, tol, n_jobs, end):
+def _settle(rows, b, models, refine, solver, tol, n_jobs, deadline):
     """Run ``solver`` on the ends ``refine(b)`` asks for and write its
     brackets and models back; how many ends it was asked to settle and how
     many it left open."""
@@ -174,7 +177,9 @@ def _settle(rows, b, models, refine, solver, tol, n_jobs, end):
     C = np.hstack([rows[hi_idx].T, -rows[lo_idx].T])
     known_lo = np.concatenate([b.upper_in[hi_idx], -b.lower_in[lo_idx]])
     known_hi = np.concatenate([b.upper_out[hi_idx], -b.lower_out[lo_idx]])
-    lo, hi, thetas = solver(C, known_lo, known_hi, tol, n_jobs=n_jobs, end=end)
+    lo, hi, thetas = solver(
+        C, known_lo, known_hi, tol, deadline=deadline, n_jobs=n_jobs
+    )
     k = hi_idx.size
     b.upper_in[hi_idx], b.upper_out[hi_idx] = lo[:k], hi[:k]
     b.lower_in[lo_idx], b.lower_out[lo_idx] = -lo[k:], -hi[k:]

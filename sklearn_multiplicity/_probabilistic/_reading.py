@@ -154,7 +154,7 @@ class MeasuresMixin:
         C = np.column_stack([w @ direction for w in weights])
         C = C[:, np.linalg.norm(C, axis=0) > 0]
         pushed = self._level_set.maximisers(
-            C, eps, self.tol, n_jobs=self.n_jobs, end=self._end()
+            C, eps, self.tol, deadline=self._deadline(), n_jobs=self.n_jobs
         )
         return np.column_stack(models + [pushed])
 

@@ -17,7 +17,6 @@ for all their gradients) and keeps its Hessian while its margins move little
 (``_StaleHessians``); batches run in parallel with joblib.
 """
 
-import time
 from functools import partial
 
 import numpy as np
@@ -58,11 +57,11 @@ def solve_ends(objective, C, theta_c, F_c, level, lower, upper, tol, **kwargs):
         Known certified brackets (attained / never exceeded) to improve.
     tol : float
         Stop when the bracket is this narrow on the probability scale.
+    deadline : Deadline, keyword
+        When every batch stops where it is (``Deadline(None)``: never); the
+        brackets stay certified, only wider.
     n_jobs : int or None, keyword
         Parallel batches (joblib).
-    end : float or None, keyword
-        ``time.perf_counter()`` value at which every batch stops where it
-        is; the brackets stay certified, only wider.
 
     Returns
     -------
@@ -98,7 +97,7 @@ def in_batches(solve, C, lower, upper, tol, width, n_jobs, **kwargs):
 
 
 def _solve_batch(
-    objective, C, lower, upper, tol, *, theta_c, F_c, level, max_iter=MAX_ITER, end=None
+    objective, C, lower, upper, tol, *, theta_c, F_c, level, deadline, max_iter=MAX_ITER
 ):
     p, K = C.shape
     lower, upper = lower.astype(float).copy(), upper.astype(float).copy()
@@ -121,7 +120,7 @@ def _solve_batch(
     if delta <= 0:
         active = active[:0]
     for _ in range(max_iter):
-        if active.size == 0 or (end is not None and time.perf_counter() >= end):
+        if active.size == 0 or deadline.expired():
             break
         th, cc, tt = theta[:, active], C[:, active], t[active]
         F, g, hh = objective.derivatives(th)

@@ -28,8 +28,6 @@ Hessians (``rows x p^2``):
 Ends the walk leaves open keep their brackets for the exact solver.
 """
 
-import time
-
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
@@ -77,20 +75,23 @@ class BoundaryWalk:
     def usable(self):
         return self.lower_factor is not None and self.steer_factor is not None
 
-    def run(self, C, lower, upper, tol, n_jobs=None, end=None):
+    def run(self, C, lower, upper, tol, *, deadline, n_jobs=None):
         """Improve certified brackets of ``max C[:, k] . theta``.
 
-        Same contract as :func:`._solver.solve_ends`: returns the improved
-        ``lower, upper`` and the models (p, K) attaining each improved
-        ``lower`` (``nan`` columns where it was not improved).
+        Same contract as :func:`._solver.solve_ends`: stops at ``deadline``
+        (a :class:`~sklearn_multiplicity._engine.Deadline`), and returns the
+        improved ``lower, upper`` and the models (p, K) attaining each
+        improved ``lower`` (``nan`` columns where it was not improved).
         """
         K = C.shape[1]
         if K == 0 or not self.usable:
             return lower.copy(), upper.copy(), np.full(C.shape, np.nan)
         width = max(1, min(256, BLOCK_FLOATS // self.objective.X.shape[0]))
-        return in_batches(self._walk, C, lower, upper, tol, width, n_jobs, end=end)
+        return in_batches(
+            self._walk, C, lower, upper, tol, width, n_jobs, deadline=deadline
+        )
 
-    def _walk(self, C, lower, upper, tol, end):
+    def _walk(self, C, lower, upper, tol, deadline):
         lower, upper = lower.astype(float).copy(), upper.astype(float).copy()
         found = np.full(C.shape, np.nan)
         active = np.flatnonzero(prob_gap(lower, upper) > tol)
@@ -103,7 +104,7 @@ class BoundaryWalk:
         scale = np.ones(k)
         target = self._steer(origin, F_o, g_o, C[:, active], scale)
         for step in range(MAX_ROUNDS):
-            if active.size == 0 or (end is not None and time.perf_counter() >= end):
+            if active.size == 0 or deadline.expired():
                 break
             c = C[:, active]
             before = upper[active] - lower[active]

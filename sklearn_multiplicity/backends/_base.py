@@ -34,7 +34,10 @@ class Backend:
     """
 
     name = "base"
-    #: Whether the backend accepts continuous variables.
+    #: Whether the backend accepts continuous variables. The audit session
+    #: reads it to choose the hypothesis class: a backend without them gets
+    #: integer weights under ``weights="auto"`` and refuses
+    #: ``weights="continuous"``.
     supports_continuous = True
     #: Absolute tolerance used to accept a returned solution.
     feasibility_tolerance = 1e-5

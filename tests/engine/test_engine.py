@@ -13,10 +13,11 @@ from sklearn_multiplicity.backends import Backend
 def open_session(X, y, **settings):
     """A session on ``(X, y)`` whose baseline is the 0-1 optimal model."""
     session = AuditSession.from_data(X, np.asarray(y), **settings)
-    best = session.min_error(Deadline(None)).model
+    fit = session.min_error(Deadline(None))
+    best = fit.model
     rows = best.z[session.problem.inverse]
     coef, intercept = session.problem.to_original(best.w, best.b)
-    fit = session.start(rows, coef, intercept, Deadline(None))
+    session.start(rows, coef, intercept, min_error=fit)
     return session, fit
 
 

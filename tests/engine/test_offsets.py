@@ -1,5 +1,6 @@
 """Per-class thresholds under a rate gap whose groups columns tell apart
-(``_engine/_offsets.py``), against enumeration of every combination of cuts."""
+(``_engine/_offsets.py``, ``_offset_search.py``, ``_offset_models.py``),
+against enumeration of every combination of cuts."""
 
 import itertools
 
@@ -9,12 +10,12 @@ import pytest
 from sklearn_multiplicity import MultiplicityAuditor
 from sklearn_multiplicity._core import verify
 from sklearn_multiplicity._core._models import in_class
-from sklearn_multiplicity._engine._offsets import (
-    OffsetSearch,
-    offset_classes,
+from sklearn_multiplicity._engine._offset_models import (
     offset_disagreement_models,
     offset_flip_models,
 )
+from sklearn_multiplicity._engine._offset_search import OffsetSearch
+from sklearn_multiplicity._engine._offsets import offset_classes
 from sklearn_multiplicity.constraints import GroupRateGap, Signs
 
 
@@ -169,7 +170,7 @@ def test_no_offset_models_for_a_budget_per_class():
 
 
 def test_subsampled_floors_still_give_models_of_the_level_set(monkeypatch):
-    from sklearn_multiplicity._engine import _offsets
+    from sklearn_multiplicity._engine import _offset_search
 
     auditor = _fitted(0.05, seed=1)
     enc, state = auditor.session_.enc, auditor.session_.state
@@ -179,7 +180,7 @@ def test_subsampled_floors_still_give_models_of_the_level_set(monkeypatch):
     exhaustive, _ = OffsetSearch(enc, classes, 0.0).flips(
         [w], state.baseline, candidates
     )
-    monkeypatch.setattr(_offsets, "MAX_FLOOR_CUTS", 1)
+    monkeypatch.setattr(_offset_search, "MAX_FLOOR_CUTS", 1)
     errors, models = OffsetSearch(enc, classes, 0.0).flips(
         [w], state.baseline, candidates
     )
@@ -290,7 +291,7 @@ def test_no_offset_disagreement_models_without_classes_or_for_budgets_per_class(
 
 
 def test_offset_ascent_finds_no_less_than_its_start_and_stays_in_the_level_set():
-    from sklearn_multiplicity._engine._offsets import offset_ascent_models
+    from sklearn_multiplicity._engine._offset_models import offset_ascent_models
 
     auditor = _fitted(0.05, seed=2)
     enc, state = auditor.session_.enc, auditor.session_.state
@@ -315,7 +316,7 @@ def test_offset_ascent_finds_no_less_than_its_start_and_stays_in_the_level_set()
 
 
 def test_offset_ascent_stops_at_its_deadline_and_needs_a_start():
-    from sklearn_multiplicity._engine._offsets import offset_ascent_models
+    from sklearn_multiplicity._engine._offset_models import offset_ascent_models
     from sklearn_multiplicity._engine._scheduling import Deadline
 
     auditor = _fitted(0.05, seed=2)

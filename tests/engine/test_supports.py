@@ -1,4 +1,5 @@
-"""Sparse classes split by support (``_engine/_supports.py``) against
+"""Sparse classes split by support (``_engine/_supports.py`` and the
+``_engine/_support_*.py`` questions answered on the split) against
 enumeration of every dichotomy of models with at most ``k`` non-zero weights."""
 
 import math
@@ -12,14 +13,14 @@ from sklearn_multiplicity._engine import _min_error, _supports
 from sklearn_multiplicity._engine._min_error import solve_min_error
 from sklearn_multiplicity._engine._scheduling import Deadline
 from sklearn_multiplicity._engine._state import AuditState
-from sklearn_multiplicity._engine._supports import (
-    certify_flips,
+from sklearn_multiplicity._engine._support_disagreement import (
     disagreement_frontier,
-    fewest_errors,
     most_disagreement,
-    split_by_support,
-    weight_end,
 )
+from sklearn_multiplicity._engine._support_flips import certify_flips
+from sklearn_multiplicity._engine._support_min_error import fewest_errors
+from sklearn_multiplicity._engine._support_weights import weight_end
+from sklearn_multiplicity._engine._supports import split_by_support
 from sklearn_multiplicity._mip import (
     MIPResult,
     NonzeroRows,

@@ -432,7 +432,7 @@ def test_every_strategy_is_exact(strategy, seed):
 
 def test_large_problems_are_announced_and_still_bounded():
     from sklearn_multiplicity import ProblemSizeWarning
-    from sklearn_multiplicity import _auditor as auditor_module
+    from sklearn_multiplicity import _warnings as auditor_module
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))

@@ -13,7 +13,7 @@ from sklearn.linear_model import LogisticRegression
 
 from sklearn_multiplicity import MultiplicityAuditor
 from sklearn_multiplicity._engine import Deadline
-from sklearn_multiplicity._engine._discrepancy import disagreement_mip
+from sklearn_multiplicity._engine._discrepancy_requests import disagreement_mip
 
 
 def test_path_matches_enumeration_and_is_monotone():

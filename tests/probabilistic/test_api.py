@@ -1,5 +1,8 @@
 """The probabilistic auditor as a scikit-learn meta-estimator, and bad input."""
 
+import re
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -14,6 +17,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 from sklearn_multiplicity import ProbabilisticAuditor
+from sklearn_multiplicity._engine import Deadline, capped
 
 
 @pytest.fixture(scope="module")
@@ -241,10 +245,10 @@ def test_invariant_to_translating_the_features(data):
 
 def test_a_time_limit_leaves_certified_brackets_and_more_time_settles_them():
     X, y = small_problem(3, n=300, d=6)
-    exact = ProbabilisticAuditor(epsilon=0.05, time_limit=None).fit(X, y)
+    exact = ProbabilisticAuditor(epsilon=0.05, total_time_limit=None).fit(X, y)
     full = exact.viable_prediction_range()
     assert full["certified"].all()
-    limited = ProbabilisticAuditor(epsilon=0.05, time_limit=1e-9).fit(X, y)
+    limited = ProbabilisticAuditor(epsilon=0.05, total_time_limit=1e-9).fit(X, y)
     quick = limited.viable_prediction_range()
     assert not quick["certified"].all()  # the closed forms leave ends open
     tol = 1e-4
@@ -255,11 +259,64 @@ def test_a_time_limit_leaves_certified_brackets_and_more_time_settles_them():
     low, high = limited.ambiguity_bounds()
     assert low <= exact.ambiguity() <= high
     # The same request with more time solves the ends again.
-    limited.set_params(time_limit=None)
+    limited.set_params(total_time_limit=None)
     np.testing.assert_allclose(
         limited.viable_prediction_range()["upper"], full["upper"], atol=tol
     )
     assert limited.viable_prediction_range()["certified"].all()
+
+
+def test_a_capped_block_bounds_each_request_and_leaves_the_cache_open():
+    # ``capped`` (the CLI's bound on a whole command) ends every request's
+    # deadline, unlimited ones included; a request outside it has more time
+    # and solves the ends again.
+    X, y = small_problem(3, n=300, d=6)
+    auditor = ProbabilisticAuditor(epsilon=0.05, total_time_limit=None).fit(X, y)
+    with capped(Deadline(0.0)):
+        assert not auditor.viable_prediction_range()["certified"].all()
+    assert auditor.viable_prediction_range()["certified"].all()
+
+
+RENAMED = re.escape(
+    "`time_limit` was renamed `total_time_limit` in 0.2 and will be removed in 0.4"
+)
+
+
+def test_the_deprecated_time_limit_warns_and_still_limits_time():
+    X, y = small_problem(3, n=300, d=6)
+    # The old name wins over the new one while it is set.
+    limited = ProbabilisticAuditor(
+        epsilon=0.05, total_time_limit=None, time_limit=1e-9
+    ).fit(X, y)
+    with pytest.warns(FutureWarning, match=RENAMED):
+        quick = limited.viable_prediction_range()
+    assert not quick["certified"].all()  # stopped at the closed forms
+    with pytest.warns(FutureWarning, match=RENAMED):
+        low, high = limited.ambiguity_bounds()
+    assert low <= high
+    limited.set_params(time_limit=None)  # unlimited, still by the old name
+    with pytest.warns(FutureWarning, match=RENAMED):
+        assert limited.viable_prediction_range()["certified"].all()
+    with pytest.raises(ValueError, match="time_limit"):
+        ProbabilisticAuditor(time_limit=-1.0).fit(X, y)
+
+
+def test_total_time_limit_round_trips_without_a_warning(data):
+    X, y = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        auditor = ProbabilisticAuditor(total_time_limit=7.0)
+        params = clone(auditor).get_params()
+        assert params["total_time_limit"] == 7.0
+        assert params["time_limit"] == "deprecated"
+        assert ProbabilisticAuditor().get_params()["total_time_limit"] == 300
+        fitted = clone(auditor).fit(X, y)
+        fitted.viable_prediction_range()
+        fitted.discrepancy_bounds()
+        assert clone(fitted).get_params() == params
+    # The old name, once set, survives a clone.
+    old = clone(ProbabilisticAuditor(time_limit=5.0))
+    assert old.get_params()["time_limit"] == 5.0
 
 
 def test_random_state_and_verbose_are_parameters(data):

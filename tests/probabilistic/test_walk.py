@@ -1,8 +1,6 @@
 """The boundary walk alone: its brackets against scipy's constrained solver,
 its quadratic lower model against points of the set, and its exits."""
 
-import time
-
 import numpy as np
 import pytest
 from ground_truth import (
@@ -14,6 +12,7 @@ from ground_truth import (
 from scipy.special import expit
 
 from sklearn_multiplicity import ProbabilisticAuditor
+from sklearn_multiplicity._engine import Deadline
 from sklearn_multiplicity._probabilistic._bounds import outer_ellipsoid
 from sklearn_multiplicity._probabilistic._solver import prob_gap
 from sklearn_multiplicity._probabilistic._walk import BoundaryWalk
@@ -45,9 +44,12 @@ def _walk_of(name, seed=0, n=60, d=3, R_scale=1.0):
     return X, y, auditor, walk, params, level
 
 
-def _run(walk, rows, **kwargs):
+def _run(walk, rows, deadline=None):
     K = rows.shape[0]
-    return walk.run(rows.T, np.full(K, -np.inf), np.full(K, np.inf), 1e-6, **kwargs)
+    deadline = Deadline(None) if deadline is None else deadline
+    return walk.run(
+        rows.T, np.full(K, -np.inf), np.full(K, np.inf), 1e-6, deadline=deadline
+    )
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -106,7 +108,7 @@ def test_walk_stops_at_its_deadline_and_keeps_the_known_brackets():
     rows = auditor._rows
     known_lo, known_hi = rows @ auditor._level_set.theta0, np.full(len(rows), 50.0)
     lower, upper, models = walk.run(
-        rows.T, known_lo, known_hi, 1e-6, end=time.perf_counter() - 1
+        rows.T, known_lo, known_hi, 1e-6, deadline=Deadline(0.0)
     )
     np.testing.assert_array_equal(lower, known_lo)
     np.testing.assert_array_equal(upper, known_hi)

@@ -1,0 +1,79 @@
+"""Plans (shares of a request's budget) and time accounts (one per question)."""
+
+import math
+import time
+
+import pytest
+
+from sklearn_multiplicity._engine import PLANS, Deadline, Step, run_plan
+from sklearn_multiplicity._engine._accounts import TimeAccounts
+
+
+def test_every_plan_shares_its_whole_budget():
+    for name, plan in PLANS.items():
+        assert math.isclose(sum(step.share for step in plan), 1.0), name
+        assert all(step.share >= 0 and step.yields for step in plan), name
+
+
+def test_a_step_ends_at_its_cumulative_share_and_passes_on_unused_time():
+    plan = (Step("a", 0.25, "x"), Step("skipped", 0.25, "x"), Step("c", 0.5, "x"))
+    seen = {}
+
+    def record(name):
+        def run(deadline):
+            seen[name] = deadline.remaining()
+
+        return run
+
+    run_plan(plan, Deadline(8.0), {"a": record("a"), "c": record("c")})
+    assert seen["a"] == pytest.approx(2.0, abs=0.05)  # its own quarter
+    assert seen["c"] == pytest.approx(8.0, abs=0.05)  # what a and skipped left
+    assert "skipped" not in seen
+
+
+def test_a_step_that_overruns_leaves_the_later_ones_their_shares_only():
+    plan = (Step("a", 0.5, "x"), Step("b", 0.5, "x"))
+    seen = {}
+
+    def slow(deadline):
+        time.sleep(0.3)
+
+    def b(deadline):
+        seen["b"] = deadline.remaining()
+
+    run_plan(plan, Deadline(1.0), {"a": slow, "b": b})
+    assert seen["b"] == pytest.approx(0.7, abs=0.05)
+
+
+def test_an_unlimited_plan_runs_every_step_unlimited():
+    seen = []
+    plan = PLANS["tolerance audit"]
+    steps = {step.name: lambda d: seen.append(d.remaining()) for step in plan}
+    run_plan(plan, Deadline(None), steps)
+    assert seen == [math.inf] * len(plan)
+
+
+def test_an_expired_request_runs_no_step():
+    seen = []
+    plan = PLANS["tolerance audit"]
+    steps = {step.name: seen.append for step in plan}
+    run_plan(plan, Deadline(0.0), steps)
+    assert seen == []
+
+
+def test_accounts_charge_close_and_grant():
+    accounts = TimeAccounts()
+    with accounts.charge("q", 10.0) as deadline:
+        assert deadline.remaining() == pytest.approx(10.0, abs=0.05)
+        time.sleep(0.2)
+    assert accounts.remaining("q", 10.0) == pytest.approx(9.8, abs=0.05)
+    assert accounts.remaining("other", 10.0) == 10.0  # one account per question
+    accounts.close("q", 10.0)
+    assert accounts.exhausted("q", 10.0)
+    assert not accounts.exhausted("q", 20.0)  # a new limit, a new contract
+    accounts.grant("q", 3.0, 10.0)
+    assert not accounts.exhausted("q", 10.0)
+    assert accounts.remaining("q", 10.0) == pytest.approx(3.0, abs=1e-9)
+    assert accounts.remaining("q", None) == math.inf
+    accounts.grant("q", None, 10.0)
+    assert accounts.remaining("q", 10.0) == math.inf
