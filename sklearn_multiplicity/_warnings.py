@@ -49,7 +49,7 @@ def warn_if_large(session, time_limit, total_time_limit):
     if n_patterns > LARGE_PROBLEM_PATTERNS:
         reasons.append("that many binary variables in every MIP")
     if n_patterns > HARD_PROBLEM_PATTERNS and dimension > HIGH_DIMENSION:
-        reasons.append(f"{dimension} dimensions")
+        reasons.append("high dimension")
     if n_patterns > HARD_PROBLEM_PATTERNS and session.enc.n_identities == 0:
         reasons.append("non-integer features (no affine-identity cuts)")
     if not reasons:
