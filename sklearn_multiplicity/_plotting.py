@@ -180,38 +180,8 @@ class MultiplicityPathDisplay:
             sampling_path = sampling.path(float(path["epsilon"].max()))
         return cls(path=path, sampling_path=sampling_path).plot(ax=ax, **kwargs)
 
-    @classmethod
-    def from_auditor(
-        cls, auditor, max_epsilon=None, *, sampling=None, ax=None, **kwargs
-    ):
-        """Compute the path of a fitted auditor and plot it.
-
-        An alias of :meth:`from_estimator`, with the same parameters.
-
-        Parameters
-        ----------
-        auditor : MultiplicityAuditor
-            A fitted auditor.
-        max_epsilon : float, default=None
-            Largest tolerance of the path; defaults to the auditor's
-            ``epsilon``.
-        sampling : SamplingAuditor, default=None
-            A fitted sampling auditor; its path on the same tolerances is
-            drawn dashed.
-        ax : matplotlib.axes.Axes, default=None
-            Axes to draw on; a new figure when ``None``.
-        **kwargs : dict
-            Keyword arguments passed to :meth:`matplotlib.axes.Axes.plot` for
-            every line, see :meth:`plot`.
-
-        Returns
-        -------
-        display : MultiplicityPathDisplay
-            The display of :meth:`from_estimator`.
-        """
-        return cls.from_estimator(
-            auditor, max_epsilon, sampling=sampling, ax=ax, **kwargs
-        )
+    #: An alias of :meth:`from_estimator`.
+    from_auditor = from_estimator
 
     def plot(self, ax=None, **kwargs):
         """Draw the path.
@@ -404,30 +374,8 @@ class GroupAmbiguityDisplay:
         display = cls(by_group=frame.by_group, overall=overall, epsilon=frame.epsilon)
         return display.plot(ax=ax, **kwargs)
 
-    @classmethod
-    def from_auditor(cls, auditor, eps=None, *, ax=None, **kwargs):
-        """Plot the per-group ambiguity of an auditor fitted with ``groups``.
-
-        An alias of :meth:`from_estimator`, with the same parameters.
-
-        Parameters
-        ----------
-        auditor : MultiplicityAuditor
-            An auditor fitted with ``groups=``.
-        eps : float, default=None
-            Tolerance; defaults to the auditor's ``epsilon``.
-        ax : matplotlib.axes.Axes, default=None
-            Axes to draw on; a new figure when ``None``.
-        **kwargs : dict
-            Keyword arguments passed to :meth:`matplotlib.axes.Axes.bar`, see
-            :meth:`plot`.
-
-        Returns
-        -------
-        display : GroupAmbiguityDisplay
-            The display of :meth:`from_estimator`.
-        """
-        return cls.from_estimator(auditor, eps, ax=ax, **kwargs)
+    #: An alias of :meth:`from_estimator`.
+    from_auditor = from_estimator
 
     def plot(self, ax=None, **kwargs):
         """Draw the bars.

@@ -92,34 +92,8 @@ class ViablePredictionRangeDisplay:
         ranges = auditor.viable_prediction_range(X, eps)
         return cls(ranges=ranges, threshold=auditor.threshold).plot(ax=ax, **kwargs)
 
-    @classmethod
-    def from_auditor(cls, auditor, X=None, eps=None, *, ax=None, **kwargs):
-        """Compute the ranges of a fitted auditor and plot them.
-
-        An alias of :meth:`from_estimator`, with the same parameters.
-
-        Parameters
-        ----------
-        auditor : ProbabilisticAuditor
-            A fitted auditor.
-        X : array-like of shape (n_samples, n_features), default=None
-            People to draw; ``None``: the training rows.
-        eps : float, default=None
-            Tolerance, in nats of mean log-loss; defaults to the auditor's
-            ``epsilon``.
-        ax : matplotlib.axes.Axes, default=None
-            Axes to draw on; a new figure when ``None``.
-        **kwargs : dict
-            Keyword arguments passed to
-            :meth:`matplotlib.axes.Axes.fill_between` for the band, see
-            :meth:`plot`.
-
-        Returns
-        -------
-        display : ViablePredictionRangeDisplay
-            The display of :meth:`from_estimator`.
-        """
-        return cls.from_estimator(auditor, X, eps, ax=ax, **kwargs)
+    #: An alias of :meth:`from_estimator`.
+    from_auditor = from_estimator
 
     def plot(self, ax=None, **kwargs):
         """Draw the ranges.
