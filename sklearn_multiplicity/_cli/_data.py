@@ -41,7 +41,7 @@ BINARIZE_QUANTILES = (0.25, 0.5, 0.75)
 MIN_IDENTIFIER_ROWS = 20
 #: Share of the rows above which a text column's distinct values make it an
 #: identifier.
-IDENTIFIER_SHARE = 0.95
+IDENTIFIER_DISTINCT_FRACTION = 0.95
 
 #: Columns named in full by a "column not found" error; more are counted.
 SHOWN_COLUMNS = 20
@@ -270,15 +270,15 @@ def _is_identifier(column):
     present = column.dropna()
     if pd.to_numeric(present, errors="coerce").notna().sum() >= len(present) / 2:
         return False  # numbers written as text: read as numbers
-    return present.nunique() > IDENTIFIER_SHARE * n
+    return present.nunique() > IDENTIFIER_DISTINCT_FRACTION * n
 
 
 def identifier_columns(frame):
     """The columns of ``frame`` that name rows instead of describing them.
 
     In a table of at least ``MIN_IDENTIFIER_ROWS`` (20) rows, a text column
-    with distinct values on more than ``IDENTIFIER_SHARE`` (95%) of the rows,
-    or an integer column with a distinct value on every row, is an
+    with distinct values on more than ``IDENTIFIER_DISTINCT_FRACTION`` (95%)
+    of the rows, or an integer column with a distinct value on every row, is an
     identifier (a person's id, name or row number): as a feature it would
     only tell people apart. Float columns (measurements), booleans and
     columns of numbers written as text never are.

@@ -23,33 +23,13 @@ from ._heuristics import (
     rotated_flip_models,
 )
 from ._offset_models import offset_ascent_models
+from ._plans import AMBIGUITY_STEPS, ASCENT_ROUNDS
 from ._scheduling import Deadline, Job, on_cluster
 from ._support_flips import certify_flips
 from ._supports import CountedSolves
 
 #: How undecided patterns are settled at one budget (see ``certify``).
 STRATEGIES = ("each", "batch")
-#: Share of a request's time left that the search for models may take before
-#: the LP proofs and the MIPs (the search's fits and LPs check the deadline).
-#: Without affine-identity rows the LP relaxation proves little (on German
-#: credit, nothing), so the search gets more of the time.
-SEARCH_SHARE = 0.3
-SEARCH_SHARE_WITHOUT_IDENTITIES = 0.7
-#: Share of a request's time left after the search for the LP proofs, so
-#: that a slow screen leaves time for the descent and the MIPs.
-SCREEN_SHARE = 0.85
-#: Share of a request's time left after the search for the flips of a sparse
-#: class, support by support (exact when they all finish, see ``_supports``).
-SUPPORT_SHARE = 0.5
-#: Share of a request's time left after the LP proofs for the descent (exact
-#: line searches from the best known flip of each pattern left), before the
-#: MIPs.
-DESCENT_SHARE = 0.5
-#: Share of a request's time left after the LP proofs for the ascents over
-#: directions under a rate gap whose groups columns tell apart, and how many
-#: rounds at most (each aims at the patterns the rounds before left).
-ASCENT_SHARE = 0.1
-ASCENT_ROUNDS = 5
 
 
 class AmbiguityCertifier:
@@ -102,11 +82,11 @@ class AmbiguityCertifier:
         if deadline.expired():  # nothing more is learnt once time is up
             return self.state.undetermined(budget, exact)
         self.search(budget, pulled=True, deadline=deadline.share(self.search_share))
-        self.by_support(budget, deadline.share(SUPPORT_SHARE), exact=exact)
-        self.screen(budget, deadline.share(SCREEN_SHARE), exact=exact)
+        self.by_support(budget, deadline.share(AMBIGUITY_STEPS["support"]), exact=exact)
+        self.screen(budget, deadline.share(AMBIGUITY_STEPS["screen"]), exact=exact)
         # After the LPs: their models are starting points, fewer patterns left.
-        self.ascend(budget, deadline.share(ASCENT_SHARE))
-        self.descend(budget, deadline.share(DESCENT_SHARE))
+        self.ascend(budget, deadline.share(AMBIGUITY_STEPS["ascent"]))
+        self.descend(budget, deadline.share(AMBIGUITY_STEPS["descent"]))
         if exact:
             self._certify_each(budget, deadline, progress, exact=True)
         elif self.strategy == "batch":
@@ -117,10 +97,10 @@ class AmbiguityCertifier:
 
     @property
     def search_share(self):
-        """Share of a request's time for the search (see ``SEARCH_SHARE``)."""
+        """Share of a request's time for the search (see ``AMBIGUITY_STEPS``)."""
         if self.state.enc.n_identities:
-            return SEARCH_SHARE
-        return SEARCH_SHARE_WITHOUT_IDENTITIES
+            return AMBIGUITY_STEPS["search"]
+        return AMBIGUITY_STEPS["search without identities"]
 
     # -- evidence without MIPs -------------------------------------------------
     def search(self, budget, *, pulled=False, extra_directions=(), deadline=None):

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._core import TOLERANCE, Bounds, Status, admits, verify
 from .._mip import _formulations
+from ._plans import COEFFICIENT_STEPS
 from ._support_weights import weight_end
 from ._weight_probes import PROBE_RESOLUTION, WeightEnd, known_reaches, probe_ends
 
@@ -71,15 +72,6 @@ class CoefficientRange:
 #: certified: where probes stop, ten times the tolerance of the class.
 WEIGHT_RESOLUTION = PROBE_RESOLUTION
 
-#: Most of a request's time (after ambiguity) for the sign tests, which
-#: come before the weights' own MIPs: a sign is what a reader looks for.
-SIGN_SHARE = 0.5
-
-#: Share of the time left after the sign tests for the weights' own MIPs,
-#: which settle the ends of small problems exactly; bisection probes
-#: (:mod:`._weight_probes`) narrow what they leave open in the rest.
-WEIGHT_MIP_SHARE = 0.25
-
 
 def coefficient_ranges(state, solvers, budget, deadline, unflippable=None):
     """The :class:`CoefficientRange` of every canonical weight at ``budget``.
@@ -101,7 +93,7 @@ def coefficient_ranges(state, solvers, budget, deadline, unflippable=None):
     split = solvers.support_split
     # A sparse class's ends are exact support by support: no sign tests.
     tests = [] if split is not None else _open_signs(state, budget)
-    signs = deadline.share(SIGN_SHARE)
+    signs = deadline.share(COEFFICIENT_STEPS["signs"])
     for i, (j, nonpositive) in enumerate(tests):
         if not _sign_attained(state, budget, j, nonpositive):
             share = signs.share(1.0 / (len(tests) - i))
@@ -111,7 +103,7 @@ def coefficient_ranges(state, solvers, budget, deadline, unflippable=None):
                     w_lo[j] = max(w_lo[j], 0.0)
                 else:
                     w_hi[j] = min(w_hi[j], 0.0)
-    weight_mips = deadline.share(WEIGHT_MIP_SHARE)
+    weight_mips = deadline.share(COEFFICIENT_STEPS["weight MIPs"])
     integer = bool(enc.hypothesis.integer)
     ends = []
     for j in range(enc.p):

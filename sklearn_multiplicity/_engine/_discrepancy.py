@@ -20,14 +20,8 @@ import numpy as np
 from .._core import TOLERANCE, Bounds, LevelSet, Status, verify
 from ._descent import Descent, applies
 from ._discrepancy_envelope import DiscrepancyEnvelope
-from ._discrepancy_paths import (
-    BRACKET_SECONDS,
-    BRACKET_SHARE,
-    BRACKET_SPACING,
-    DiscrepancyPaths,
-)
+from ._discrepancy_paths import DiscrepancyPaths
 from ._discrepancy_requests import (
-    SUPPORT_SHARE,
     DiscrepancyRequest,
     DiscrepancyResult,
     cache_key,
@@ -36,37 +30,15 @@ from ._discrepancy_requests import (
 from ._dive import dive
 from ._heuristics import disagreement_models, lp_models, moved_models
 from ._offset_models import offset_ascent_models, offset_disagreement_models
+from ._plans import BRACKETING, DISCREPANCY_STEPS
 from ._scheduling import Deadline
 from ._support_disagreement import most_disagreement
 from ._supports import CountedSolves
 
 logger = logging.getLogger("sklearn_multiplicity")
 
-#: Shares of a request's time left for the search for models and for the LP
-#: proofs that fix labels in the disagreement MIP; the MIP gets the rest.
-#: Without affine-identity rows those LPs prove little and the search and the
-#: MIP's own bound matter more.
-SEARCH_SHARE = 0.25
-SCREEN_SHARE = 0.35
-SEARCH_SHARE_WITHOUT_IDENTITIES = 0.4
-SCREEN_SHARE_WITHOUT_IDENTITIES = 0.05
-#: Share of the time left after the search for moving the best model found
-#: past one pattern at a time (see ``moved_models``). Without identity rows
-#: the MIP finds little and the moves much (German credit: discrepancy found
-#: from 5.4% to 17.0% in 116 moves, 30 s).
-MOVE_SHARE = 0.1
-MOVE_SHARE_WITHOUT_IDENTITIES = 0.3
-#: Share of the time left after the search for the ascent over directions
-#: under a rate gap whose groups columns tell apart (see ``_offsets``).
-OFFSET_SHARE = 0.1
-#: Share of the time left after the moves for the descent of the best model
-#: (exact line searches towards more disagreement), and how many descents
-#: in a row may fail before it stops.
-DESCENT_SHARE = 0.1
+#: How many descents of the best model in a row may fail before it stops.
 DESCENT_TRIES = 3
-#: Share of the time left before the disagreement MIP for an LP dive from
-#: its relaxation (:mod:`._dive`), which often ends at the MIP's optimum.
-DIVE_SHARE = 0.2
 
 
 class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
@@ -91,9 +63,9 @@ class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
         solvers,
         ambiguity,
         *,
-        bracket_spacing=BRACKET_SPACING,
-        bracket_seconds=BRACKET_SECONDS,
-        bracket_share=BRACKET_SHARE,
+        bracket_spacing=BRACKETING["spacing"],
+        bracket_seconds=BRACKETING["seconds"],
+        bracket_share=BRACKETING["share"],
     ):
         self.state = state
         self.solvers = solvers
@@ -157,12 +129,12 @@ class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
             # Certified by what is known (a pooled model meets a relation).
             request.answer = self.settle(request, None)
             return request
-        if self._by_support(request, deadline.share(SUPPORT_SHARE)):
+        if self._by_support(request, deadline.share(DISCREPANCY_STEPS["support"])):
             return request
         if not deadline.expired():
             cuts = state.enc.n_identities > 0
             searching = deadline.share(
-                SEARCH_SHARE if cuts else SEARCH_SHARE_WITHOUT_IDENTITIES
+                DISCREPANCY_STEPS["search" if cuts else "search without identities"]
             )
             directions = self.ambiguity.search(budget, pulled=True, deadline=searching)
             for model in disagreement_models(
@@ -191,7 +163,7 @@ class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
                 state.baseline,
                 weights,
                 budget,
-                deadline=deadline.share(OFFSET_SHARE),
+                deadline=deadline.share(DISCREPANCY_STEPS["offsets"]),
             ):
                 state.add_model(model)
             start, _ = state.best_within(budget, weights)
@@ -202,16 +174,16 @@ class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
                 weights,
                 budget,
                 deadline=deadline.share(
-                    MOVE_SHARE if cuts else MOVE_SHARE_WITHOUT_IDENTITIES
+                    DISCREPANCY_STEPS["moves" if cuts else "moves without identities"]
                 ),
                 tried=self.ambiguity.tried,
             ):
                 state.add_model(model)
-            self.descend(budget, weights, deadline.share(DESCENT_SHARE))
+            self.descend(budget, weights, deadline.share(DISCREPANCY_STEPS["descent"]))
             self.ambiguity.screen(
                 budget,
                 deadline.share(
-                    SCREEN_SHARE if cuts else SCREEN_SHARE_WITHOUT_IDENTITIES
+                    DISCREPANCY_STEPS["screen" if cuts else "screen without identities"]
                 ),
             )
         request.best, request.lower = state.best_within(budget, weights)
@@ -228,7 +200,9 @@ class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
             mip = disagreement_mip(state, budget, weights, fixed, request.best, key)
             request.mip, request.relaxation = self.solvers.small(mip, deadline=deadline)
             self._learn_from_lp(
-                request, mip, deadline.share(DIVE_SHARE) if dive else None
+                request,
+                mip,
+                deadline.share(DISCREPANCY_STEPS["dive"]) if dive else None,
             )
             relaxed = request.relaxation
             if (

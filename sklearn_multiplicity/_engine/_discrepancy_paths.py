@@ -12,17 +12,11 @@ from functools import partial
 import numpy as np
 
 from .._core import Bounds
-from ._discrepancy_requests import SUPPORT_SHARE, DiscrepancyResult, cache_key
+from ._discrepancy_requests import DiscrepancyResult, cache_key
+from ._plans import DISCREPANCY_STEPS
 from ._scheduling import Deadline, Job, on_cluster
 from ._support_disagreement import best_within_each, disagreement_frontier
 from ._supports import CountedSolves
-
-#: Time-limited discrepancy paths first bracket every ``BRACKET_SPACING``-th
-#: open budget with a disagreement MIP of at most ``BRACKET_SECONDS``, using
-#: at most ``BRACKET_SHARE`` of the remaining time (see ``path``).
-BRACKET_SPACING = 10
-BRACKET_SECONDS = 5.0
-BRACKET_SHARE = 0.2
 
 
 class DiscrepancyPaths:
@@ -54,7 +48,7 @@ class DiscrepancyPaths:
             if progress is not None:
                 progress(self.open_budgets(budgets).size)
 
-        if self._path_by_support(budgets, deadline.share(SUPPORT_SHARE)):
+        if self._path_by_support(budgets, deadline.share(DISCREPANCY_STEPS["support"])):
             settled()
             return
         if math.isfinite(deadline.remaining()):

@@ -15,10 +15,6 @@ import numpy as np
 from .._core import Bounds
 from .._mip import _formulations
 
-#: Share of a request's time for a sparse class's disagreement MIPs support by
-#: support (exact when they all finish, see ``_supports``).
-SUPPORT_SHARE = 0.5
-
 
 def disagreement_mip(state, budget, weights, unflippable, best=None, key="all"):
     """The MIP of most ``weights`` of disagreement with the baseline within

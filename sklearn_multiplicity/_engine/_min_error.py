@@ -19,6 +19,7 @@ from .._mip import IdentitySeparator, MIPResult, _formulations
 from .._mip._infeasible import error_lower_bound
 from ._descent import Descent, applies
 from ._heuristics import best_thresholds
+from ._plans import MIN_ERROR_STEPS
 from ._state import in_class_or_repaired
 from ._support_min_error import fewest_errors
 
@@ -30,17 +31,8 @@ NO_MODEL = (
 
 #: Slack of the check that a solver's bound does not exceed a verified model.
 BOUND_SLACK = 1e-6
-#: Share of the minimum error's time for infeasible subsets (their bound and
-#: cuts) before the MIP.
-SUBSETS_SHARE = 0.1
-#: Share of the minimum error's time for descents from the best warm start
-#: (exact line searches of the 0-1 loss), and how many may fail in a row.
-DESCENT_SHARE = 0.1
+#: How many descents from the best warm start may fail in a row.
 DESCENT_TRIES = 3
-#: Share of the time left for a sparse class's minimum-error MIPs support by
-#: support (see ``_supports``); if they do not all finish, the joint MIP gets
-#: the rest, from the best model they found.
-SUPPORT_SHARE = 0.5
 
 
 @dataclass
@@ -181,13 +173,13 @@ def solve_min_error(
     # points the descended warm start left the MIP at [2064, 2091] errors
     # after 300 s; without it the MIP proved 2082 in 80.6 s.
     if applies(enc) and not enc.constraints:
-        descended = _descended(enc, warm, deadline.share(DESCENT_SHARE))
+        descended = _descended(enc, warm, deadline.share(MIN_ERROR_STEPS["descent"]))
         if descended is not warm:
             candidates.append(descended)
             warm = descended
     mip = _formulations.min_error(enc, hint=enc.hint_from((warm.w, warm.b)))
     if split is not None:
-        share = deadline.share(SUPPORT_SHARE)
+        share = deadline.share(MIN_ERROR_STEPS["support"])
         by_support = _by_support(enc, split, backend, share, warm, candidates, mip)
         if by_support is not None:
             return by_support
@@ -199,7 +191,7 @@ def solve_min_error(
         mip = separator.restrict(mip, separator.base_rows)
     subsets_bound = -np.inf
     if not enc.hypothesis.integer:
-        share = deadline.share(SUBSETS_SHARE)
+        share = deadline.share(MIN_ERROR_STEPS["subsets"])
         # As MIP rows the sets slowed HiGHS's search for good models on
         # German credit (152 errors in 30 s against 136): only the bound.
         subsets_bound, _, _ = error_lower_bound(enc, time_limit=share.limit())

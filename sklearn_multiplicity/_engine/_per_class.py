@@ -21,7 +21,6 @@ from functools import partial
 import numpy as np
 
 from .._core import TOLERANCE, Bounds, Status, overall_error, verify
-from ._ambiguity import DESCENT_SHARE
 from ._descent import flip_patterns
 from ._discrepancy_requests import DiscrepancyResult, disagreement_mip
 from ._heuristics import (
@@ -31,6 +30,7 @@ from ._heuristics import (
     distinct_directions,
     pulled_directions,
 )
+from ._plans import AMBIGUITY_STEPS
 from ._scheduling import Deadline, Job
 
 
@@ -129,7 +129,7 @@ class ClassBudgetCertifier:
             self.state,
             self.undetermined(budget),
             budget,
-            deadline.share(DESCENT_SHARE),
+            deadline.share(AMBIGUITY_STEPS["descent"]),
         )
 
     def search(self, budget, directions=(), *, pulled=True, deadline=None):

@@ -11,6 +11,13 @@ unlimited request runs every step to its end.
 Each step names a callable that the request hands to :func:`run_plan`;
 a step without one (the groups of an audit without groups) passes its time
 on.
+
+Inside a request, the certifiers' own steps (the second half of this module)
+take shares of the time *left* when each starts (``deadline.share(x)``), in
+the order the certifier runs them; the rest goes to its MIPs. A share keyed
+``"... without identities"`` replaces its twin when the encoding has no
+affine-identity rows: the LP relaxations then prove little (on German
+credit, nothing) and the searches matter more.
 """
 
 import math
@@ -78,6 +85,82 @@ COMMAND_LINE_AUDIT_UNLIMITED = (
     COMMAND_LINE_AUDIT[2],
     COMMAND_LINE_AUDIT[4],
 )
+
+# -- The certifiers' steps: shares of the time left --------------------------
+
+#: Ambiguity at one budget (``AmbiguityCertifier.certify``), in order:
+AMBIGUITY_STEPS = {
+    # the search for models before the LP proofs and the MIPs (its fits and
+    # LPs check the deadline);
+    "search": 0.3,
+    "search without identities": 0.7,
+    # then the flips of a sparse class support by support (exact when they
+    # all finish, see ``_supports``);
+    "support": 0.5,
+    # the LP proofs, so that a slow screen leaves time for the descent and
+    # the MIPs;
+    "screen": 0.85,
+    # the ascents over directions under a rate gap whose groups columns tell
+    # apart (``ascent rounds`` at most, each aiming at what the ones before
+    # left);
+    "ascent": 0.1,
+    # the descent (exact line searches from the best known flip of each
+    # pattern left), before the flip MIPs.
+    "descent": 0.5,
+}
+#: Rounds of the ambiguity certifier's ascent.
+ASCENT_ROUNDS = 5
+
+#: Discrepancy at one budget (``DiscrepancyCertifier.request``), in order:
+DISCREPANCY_STEPS = {
+    # a sparse class's disagreement MIPs support by support (exact when they
+    # all finish);
+    "support": 0.5,
+    # the search for models (also the deadline of the disagreement and
+    # offset models of its directions);
+    "search": 0.25,
+    "search without identities": 0.4,
+    # the ascent over directions under a rate gap (see ``_offsets``);
+    "offsets": 0.1,
+    # moving the best model past one pattern at a time (``moved_models``);
+    # without identity rows the MIP finds little and the moves much (German
+    # credit: discrepancy found from 5.4% to 17.0% in 116 moves, 30 s);
+    "moves": 0.1,
+    "moves without identities": 0.3,
+    # the descent of the best model towards more disagreement;
+    "descent": 0.1,
+    # the LP proofs that fix labels in the disagreement MIP;
+    "screen": 0.35,
+    "screen without identities": 0.05,
+    # an LP dive from the MIP's relaxation (``_dive``), which often ends at
+    # the MIP's optimum; the MIP gets the rest.
+    "dive": 0.2,
+}
+
+#: A time-limited discrepancy path first brackets every
+#: ``spacing``-th open budget with a disagreement MIP of at most ``seconds``,
+#: using at most ``share`` of the time left (``DiscrepancyPaths.path``).
+BRACKETING = {"spacing": 10, "seconds": 5.0, "share": 0.2}
+
+#: The minimum error (``solve_min_error``), in order:
+MIN_ERROR_STEPS = {
+    # descents from the best warm start (exact line searches of the 0-1 loss);
+    "descent": 0.1,
+    # a sparse class's minimum-error MIPs support by support; if they do not
+    # all finish, the joint MIP gets the rest, from the best model found;
+    "support": 0.5,
+    # infeasible subsets (their bound and cuts) before the MIP.
+    "subsets": 0.1,
+}
+
+#: The ends of the weights (``coefficient_ranges``), in order:
+COEFFICIENT_STEPS = {
+    # the sign tests, which come first: a sign is what a reader looks for;
+    "signs": 0.5,
+    # the weights' own MIPs, which settle small problems exactly; bisection
+    # probes (``_weight_probes``) narrow what they leave open in the rest.
+    "weight MIPs": 0.25,
+}
 
 PLANS = {
     "tolerance audit": TOLERANCE_AUDIT,
