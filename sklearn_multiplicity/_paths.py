@@ -4,7 +4,6 @@ import numpy as np
 import pandas as pd
 
 from ._core._validation import PerClassEpsilon
-from ._engine import Deadline
 from ._progress import progress_bar
 from ._tables import bounds_columns, path_frame
 
@@ -64,14 +63,13 @@ class PathMixin:
         max_eps, top, _ = self._request(max_epsilon)
         # A path is one question: asked again, it reads what it certified.
         key = ("path", top, step, n_discrepancy)
-        accounts = self.session_.accounts
-        if accounts.exhausted(key, self.total_time_limit):
-            deadline = Deadline(0.0)  # read what it certified
-            self.path_ = self._path(max_eps, step, n_discrepancy, deadline)
-            return self.path_
-        with accounts.charge(key, self.total_time_limit, self.time_limit) as deadline:
-            self.path_ = self._path(max_eps, step, n_discrepancy, deadline)
-        accounts.close(key, self.total_time_limit)  # a second run would repeat this one
+        self.path_ = self.session_.accounts.spend(
+            key,
+            self.total_time_limit,
+            self.time_limit,
+            lambda deadline: self._path(max_eps, step, n_discrepancy, deadline),
+            settled=lambda: False,  # a second run would repeat this one
+        )
         return self.path_
 
     def _path(self, max_eps, step, n_discrepancy, deadline):

@@ -35,10 +35,12 @@ class RequestMixin:
         """Run, or continue, the audit of ``eps`` within what its account has
         left (see :meth:`refine`); its tolerance and budget."""
         eps, budget, _ = self._request(eps)
-        session, limit = self.session_, self.total_time_limit
-        if session.will_audit(budget, limit):
-            with audit_progress(self.verbose, session, budget, f"audit at eps={eps}"):
-                session.audit(budget, limit, self.time_limit)
+        session = self.session_
+
+        def watching():
+            return audit_progress(self.verbose, session, budget, f"audit at eps={eps}")
+
+        session.audit(budget, self.total_time_limit, self.time_limit, watching=watching)
         return eps, budget
 
     def refine(self, eps=None, seconds=None):

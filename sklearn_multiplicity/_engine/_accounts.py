@@ -65,6 +65,21 @@ class TimeAccounts:
         extra = math.inf if seconds is None else seconds
         self.granted[key] = spent + extra - limit
 
+    def spend(self, key, limit, per_mip, work, settled):
+        """``work(deadline)`` on what ``key`` has left of ``limit``.
+
+        With no time left, or the question already ``settled()``, ``work``
+        gets an expired deadline: it reads what is known. A run that leaves
+        the question open closes the account.
+        """
+        if self.exhausted(key, limit) or settled():
+            return work(Deadline(0.0))
+        with self.charge(key, limit, per_mip) as deadline:
+            value = work(deadline)
+        if not settled():
+            self.close(key, limit)
+        return value
+
     @contextlib.contextmanager
     def charge(self, key, limit, per_mip=None):
         """A :class:`Deadline` of what ``key`` has left; the time the block

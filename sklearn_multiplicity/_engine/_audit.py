@@ -36,7 +36,7 @@ def group_key(label):
     return f"group {label}"
 
 
-def audit_tolerance(session, budget, deadline, progress=None):
+def audit_tolerance(session, budget, deadline):
     """Run the plan of the audit at ``budget`` until ``deadline``.
 
     Parameters
@@ -44,12 +44,10 @@ def audit_tolerance(session, budget, deadline, progress=None):
     session : AuditSession
     budget : float or ClassBudget
     deadline : Deadline
-    progress : callable or None
-        ``progress(remaining)`` as ambiguity settles patterns.
     """
 
     def ambiguity(deadline):
-        session.certify_ambiguity(budget, deadline, progress=progress)
+        session.certify_ambiguity(budget, deadline)
 
     def discrepancy(deadline):
         session.discrepancy_bounds(budget, deadline=deadline)

@@ -8,6 +8,7 @@ discrepancy certifiers. Every request takes its :class:`~._scheduling.Deadline`
 explicitly.
 """
 
+import contextlib
 import copy
 import dataclasses
 
@@ -429,26 +430,28 @@ class AuditSession(BandReadings):
         """
         self.groups = dict(group_weights)
 
-    def will_audit(self, budget, limit):
-        """Whether :meth:`audit` would run: the tolerance has time and is open."""
-        key = ("tolerance", budget)
-        return not self.accounts.exhausted(key, limit) and not is_settled(self, budget)
-
-    def audit(self, budget, limit, per_mip=None, *, progress=None):
+    def audit(self, budget, limit, per_mip=None, *, watching=contextlib.nullcontext):
         """Run, or continue, the audit of the tolerance of ``budget``.
 
         It spends at most what the tolerance's account has left of ``limit``
         seconds (``None``: no limit), and nothing when the state already
-        settles it (:func:`~._audit.is_settled`). A run that leaves it open
-        closes the account until :meth:`grant`.
+        settles it (:func:`~._audit.is_settled`); ``watching()`` is the
+        context of a run (a progress bar). A run that leaves it open closes
+        the account until :meth:`grant`.
         """
-        key = ("tolerance", budget)
-        if self.accounts.exhausted(key, limit) or is_settled(self, budget):
-            return
-        with self.accounts.charge(key, limit, per_mip) as deadline:
-            audit_tolerance(self, budget, deadline, progress)
-        if not is_settled(self, budget):
-            self.accounts.close(key, limit)
+
+        def work(deadline):
+            if not deadline.expired():
+                with watching():
+                    audit_tolerance(self, budget, deadline)
+
+        self.accounts.spend(
+            ("tolerance", budget),
+            limit,
+            per_mip,
+            work,
+            settled=lambda: is_settled(self, budget),
+        )
 
     def per_class_path(self, budgets, deadline):
         """Both measures along growing per-class ``budgets`` (see

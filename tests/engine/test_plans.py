@@ -1,10 +1,13 @@
 """Plans (shares of a request's budget) and time accounts (one per question)."""
 
 import math
+import re
 import time
+from pathlib import Path
 
 import pytest
 
+import sklearn_multiplicity
 from sklearn_multiplicity._engine import PLANS, Deadline, Step, run_plan
 from sklearn_multiplicity._engine._accounts import TimeAccounts
 
@@ -77,3 +80,31 @@ def test_accounts_charge_close_and_grant():
     assert accounts.remaining("q", None) == math.inf
     accounts.grant("q", None, 10.0)
     assert accounts.remaining("q", 10.0) == math.inf
+
+
+def test_time_shares_are_defined_in_the_plans_module_only():
+    package = Path(sklearn_multiplicity.__file__).parent
+    share = re.compile(r"^[A-Z_]*(SHARE|SECONDS)[A-Z_]* = ", re.MULTILINE)
+    elsewhere = [
+        str(path.relative_to(package))
+        for path in package.rglob("*.py")
+        if path.name != "_plans.py" and share.search(path.read_text())
+    ]
+    # The progress bar's tick is a display rate, not a share of a request.
+    assert elsewhere == ["_progress.py"]
+
+
+def test_spend_reads_once_closed_and_runs_while_open():
+    accounts, seen = TimeAccounts(), []
+
+    def work(deadline):
+        seen.append(deadline.expired())
+        return len(seen)
+
+    assert accounts.spend("q", 5.0, None, work, settled=lambda: False) == 1
+    assert seen == [False]  # ran with time, left open: closed
+    accounts.spend("q", 5.0, None, work, settled=lambda: False)
+    assert seen == [False, True]  # read, no time
+    accounts.spend("p", 5.0, None, work, settled=lambda: True)
+    assert seen == [False, True, True]  # settled: read
+    assert not accounts.exhausted("p", 5.0)
