@@ -113,10 +113,9 @@ def run_audit(
         solver=solver,
         constraints=constraints,
     )
-    stages, done, ran = _Stages(), {}, []
+    stages, done = _Stages(), {}
 
     def fit(deadline):
-        ran.append("fit")
 
         def run():
             auditor.fit(X, y, groups=groups)
@@ -126,7 +125,6 @@ def run_audit(
 
     def suggest(deadline):
         nonlocal epsilon
-        ran.append("epsilon")
         if epsilon == "auto":
             done["suggestion"] = stages.run(
                 "epsilon", lambda: _suggest(auditor, X, y, random_state), deadline
@@ -136,18 +134,15 @@ def run_audit(
         epsilon = check_tolerance(epsilon, auditor.classes_, "epsilon")
 
     def measures(deadline):
-        ran.append("measures")
         # The audit at epsilon: both measures, and the groups when given.
         stages.run("measures", lambda: auditor.ambiguity_bounds(epsilon), deadline)
 
     def along_path(deadline):
-        ran.append("path")
         top = _path_end(epsilon, max_epsilon, auditor.classes_)
         done["top"] = top
         done["path"] = stages.run("path", lambda: auditor.path(top), deadline)
 
     def sample(deadline):
-        ran.append("sampling")
         done["sampling"] = stages.run(
             "sampling",
             lambda: _sample(auditor, X, y, epsilon, n_models, random_state, deadline),
@@ -162,11 +157,8 @@ def run_audit(
     steps = {"fit": fit, "epsilon": suggest, "measures": measures}
     steps.update(path=along_path, sampling=sample)
     with capped(deadline):
-        run_plan(plan, deadline, steps)
-        for step in plan:
-            if step.name not in ran:
-                # A step with no time left still reports what is known.
-                steps[step.name](Deadline(0.0))
+        # A step with no time left still reports what is known.
+        run_plan(plan, deadline, steps, every_step=True)
         # Every step has run: one last reading, with no solver time, reports
         # the tightest bounds known, the group table's and the measures'
         # alike.

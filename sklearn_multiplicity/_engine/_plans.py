@@ -170,7 +170,7 @@ PLANS = {
 }
 
 
-def run_plan(plan, deadline, steps):
+def run_plan(plan, deadline, steps, *, every_step=False):
     """Run the ``steps`` of ``plan`` in order, each by its end (see module).
 
     Parameters
@@ -180,13 +180,20 @@ def run_plan(plan, deadline, steps):
         The request's deadline; its time left now is the budget.
     steps : dict
         ``name -> callable(deadline)``; rows without one pass their time on.
+    every_step : bool, default=False
+        Once the request's time is up, still run the steps left, each with
+        an expired deadline (to report what is known), instead of stopping.
     """
     start, budget = time.perf_counter(), deadline.remaining()
     reached = 0.0
     for step in plan:
         reached += step.share
         if deadline.expired():
-            return
+            if not every_step:
+                return
+            if step.name in steps:
+                steps[step.name](Deadline(0.0))
+            continue
         run = steps.get(step.name)
         if run is None:
             continue

@@ -108,3 +108,11 @@ def test_spend_reads_once_closed_and_runs_while_open():
     accounts.spend("p", 5.0, None, work, settled=lambda: True)
     assert seen == [False, True, True]  # settled: read
     assert not accounts.exhausted("p", 5.0)
+
+
+def test_every_step_runs_with_an_expired_deadline_once_time_is_up():
+    seen = []
+    plan = (Step("a", 0.5, "x"), Step("b", 0.5, "x"))
+    steps = {name: lambda d, n=name: seen.append((n, d.expired())) for name in "ab"}
+    run_plan(plan, Deadline(0.0), steps, every_step=True)
+    assert seen == [("a", True), ("b", True)]
