@@ -23,7 +23,8 @@ from ._heuristics import (
     rotated_flip_models,
 )
 from ._offset_models import offset_ascent_models
-from ._plans import AMBIGUITY_STEPS, ASCENT_ROUNDS
+from ._offsets import offset_classes
+from ._plans import ASCENT_ROUNDS, Schedule, plan_of
 from ._scheduling import Deadline, Job, on_cluster
 from ._support_flips import certify_flips
 from ._supports import CountedSolves
@@ -81,26 +82,33 @@ class AmbiguityCertifier:
         deadline = deadline or Deadline(None)
         if deadline.expired():  # nothing more is learnt once time is up
             return self.state.undetermined(budget, exact)
-        self.search(budget, pulled=True, deadline=deadline.share(self.search_share))
-        self.by_support(budget, deadline.share(AMBIGUITY_STEPS["support"]), exact=exact)
-        self.screen(budget, deadline.share(AMBIGUITY_STEPS["screen"]), exact=exact)
+        plan = self.schedule(deadline)
+        self.search(budget, pulled=True, deadline=plan.step("search"))
+        if "support" in plan:
+            self.by_support(budget, plan.step("support"), exact=exact)
+        self.screen(budget, plan.step("screen"), exact=exact)
         # After the LPs: their models are starting points, fewer patterns left.
-        self.ascend(budget, deadline.share(AMBIGUITY_STEPS["ascent"]))
-        self.descend(budget, deadline.share(AMBIGUITY_STEPS["descent"]))
+        if "ascent" in plan:
+            self.ascend(budget, plan.step("ascent"))
+        self.descend(budget, plan.step("descent"))
+        mips = plan.step("mips")
         if exact:
-            self._certify_each(budget, deadline, progress, exact=True)
+            self._certify_each(budget, mips, progress, exact=True)
         elif self.strategy == "batch":
-            self._certify_in_batches(budget, deadline, progress)
+            self._certify_in_batches(budget, mips, progress)
         else:
-            self._certify_each(budget, deadline, progress)
+            self._certify_each(budget, mips, progress)
         return self.state.undetermined(budget, exact)
 
-    @property
-    def search_share(self):
-        """Share of a request's time for the search (see ``AMBIGUITY_STEPS``)."""
-        if self.state.enc.n_identities:
-            return AMBIGUITY_STEPS["search"]
-        return AMBIGUITY_STEPS["search without identities"]
+    def schedule(self, deadline):
+        """The steps of one request by the plan ``"ambiguity"``, without
+        those that do not apply to the audit's class."""
+        skip = set()
+        if self.solvers.support_split is None:
+            skip.add("support")
+        if offset_classes(self.state.enc) is None:
+            skip.add("ascent")
+        return Schedule(plan_of("ambiguity", self.state.enc), deadline, skip)
 
     # -- evidence without MIPs -------------------------------------------------
     def search(self, budget, *, pulled=False, extra_directions=(), deadline=None):

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._core import TOLERANCE, Bounds, Status, admits, verify
 from .._mip import _formulations
-from ._plans import COEFFICIENT_STEPS
+from ._plans import PLANS, Schedule
 from ._support_weights import weight_end
 from ._weight_probes import PROBE_RESOLUTION, WeightEnd, known_reaches, probe_ends
 
@@ -93,7 +93,8 @@ def coefficient_ranges(state, solvers, budget, deadline, unflippable=None):
     split = solvers.support_split
     # A sparse class's ends are exact support by support: no sign tests.
     tests = [] if split is not None else _open_signs(state, budget)
-    signs = deadline.share(COEFFICIENT_STEPS["signs"])
+    plan = Schedule(PLANS["coefficient ranges"], deadline, () if tests else {"signs"})
+    signs = plan.step("signs") if tests else None
     for i, (j, nonpositive) in enumerate(tests):
         if not _sign_attained(state, budget, j, nonpositive):
             share = signs.share(1.0 / (len(tests) - i))
@@ -103,7 +104,7 @@ def coefficient_ranges(state, solvers, budget, deadline, unflippable=None):
                     w_lo[j] = max(w_lo[j], 0.0)
                 else:
                     w_hi[j] = min(w_hi[j], 0.0)
-    weight_mips = deadline.share(COEFFICIENT_STEPS["weight MIPs"])
+    weight_mips = plan.step("weight mips")
     integer = bool(enc.hypothesis.integer)
     ends = []
     for j in range(enc.p):
@@ -120,7 +121,7 @@ def coefficient_ranges(state, solvers, budget, deadline, unflippable=None):
                     j, maximize, bounds, model, (w_lo[j], w_hi[j]), integer=integer
                 )
             )
-    probe_ends(state, solvers, budget, ends, fixed, deadline)
+    probe_ends(state, solvers, budget, ends, fixed, plan.step("probes"))
     return [
         CoefficientRange(
             least.feature, least.bounds(), largest.bounds(), least.model, largest.model

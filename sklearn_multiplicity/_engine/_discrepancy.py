@@ -14,6 +14,7 @@ MIP in :mod:`._discrepancy_requests`.
 """
 
 import logging
+from functools import partial
 
 import numpy as np
 
@@ -30,7 +31,8 @@ from ._discrepancy_requests import (
 from ._dive import dive
 from ._heuristics import disagreement_models, lp_models, moved_models
 from ._offset_models import offset_ascent_models, offset_disagreement_models
-from ._plans import BRACKETING, DISCREPANCY_STEPS
+from ._offsets import offset_classes
+from ._plans import BRACKETING, Schedule, plan_of
 from ._scheduling import Deadline
 from ._support_disagreement import most_disagreement
 from ._supports import CountedSolves
@@ -53,7 +55,7 @@ class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
     solvers : Solvers
     ambiguity : AmbiguityCertifier
         Its cheap steps (threshold shifts, LP bounds) run before each MIP.
-    bracket_spacing, bracket_seconds, bracket_share
+    bracket_spacing, bracket_seconds
         The bracketing pass of time-limited paths (see :meth:`path`).
     """
 
@@ -65,14 +67,12 @@ class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
         *,
         bracket_spacing=BRACKETING["spacing"],
         bracket_seconds=BRACKETING["seconds"],
-        bracket_share=BRACKETING["share"],
     ):
         self.state = state
         self.solvers = solvers
         self.ambiguity = ambiguity
         self.bracket_spacing = bracket_spacing
         self.bracket_seconds = bracket_seconds
-        self.bracket_share = bracket_share
 
     # -- one budget ------------------------------------------------------------
     def discrepancy(self, budget, *, weights=None, key="all", deadline=None):
@@ -129,63 +129,11 @@ class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
             # Certified by what is known (a pooled model meets a relation).
             request.answer = self.settle(request, None)
             return request
-        if self._by_support(request, deadline.share(DISCREPANCY_STEPS["support"])):
+        plan = self.schedule(deadline, dive)
+        if "support" in plan and self._by_support(request, plan.step("support")):
             return request
         if not deadline.expired():
-            cuts = state.enc.n_identities > 0
-            searching = deadline.share(
-                DISCREPANCY_STEPS["search" if cuts else "search without identities"]
-            )
-            directions = self.ambiguity.search(budget, pulled=True, deadline=searching)
-            for model in disagreement_models(
-                state.enc,
-                directions,
-                state.baseline,
-                weights,
-                budget,
-                deadline=searching,
-                tried=self.ambiguity.tried,
-            ):
-                state.add_model(model)
-            for model in offset_disagreement_models(
-                state.enc,
-                directions,
-                state.baseline,
-                weights,
-                budget,
-                deadline=searching,
-            ):
-                state.add_model(model)
-            start, _ = state.best_within(budget, weights)
-            for model in offset_ascent_models(
-                state.enc,
-                start,
-                state.baseline,
-                weights,
-                budget,
-                deadline=deadline.share(DISCREPANCY_STEPS["offsets"]),
-            ):
-                state.add_model(model)
-            start, _ = state.best_within(budget, weights)
-            for model in moved_models(
-                state.enc,
-                start,
-                state.baseline,
-                weights,
-                budget,
-                deadline=deadline.share(
-                    DISCREPANCY_STEPS["moves" if cuts else "moves without identities"]
-                ),
-                tried=self.ambiguity.tried,
-            ):
-                state.add_model(model)
-            self.descend(budget, weights, deadline.share(DISCREPANCY_STEPS["descent"]))
-            self.ambiguity.screen(
-                budget,
-                deadline.share(
-                    DISCREPANCY_STEPS["screen" if cuts else "screen without identities"]
-                ),
-            )
+            self._search(request, plan)
         request.best, request.lower = state.best_within(budget, weights)
         request.upper = self.known_upper([budget], weights, key)[0]
         if request.upper < request.lower - TOLERANCE:
@@ -200,9 +148,7 @@ class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
             mip = disagreement_mip(state, budget, weights, fixed, request.best, key)
             request.mip, request.relaxation = self.solvers.small(mip, deadline=deadline)
             self._learn_from_lp(
-                request,
-                mip,
-                deadline.share(DISCREPANCY_STEPS["dive"]) if dive else None,
+                request, mip, plan.step("dive") if "dive" in plan else None
             )
             relaxed = request.relaxation
             if (
@@ -213,6 +159,76 @@ class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
                 # A model of the LP's value: certified without the MIP.
                 request.answer = self.settle(request, None)
         return request
+
+    def schedule(self, deadline, dive=True):
+        """The steps of one request by the plan ``"discrepancy"``, without
+        those that do not apply."""
+        skip = set()
+        if self.solvers.support_split is None:
+            skip.add("support")
+        if offset_classes(self.state.enc) is None:
+            skip.add("offsets")
+        if not dive:
+            skip.add("dive")
+        return Schedule(plan_of("discrepancy", self.state.enc), deadline, skip)
+
+    def _search(self, request, plan):
+        """Pool models of more disagreement within the request's budget, by
+        the plan's steps before the MIP: searches, offsets, moves, the
+        descent, and the LP screen that fixes labels in the MIP."""
+        state, budget, weights = self.state, request.budget, request.weights
+        searching = plan.step("search")
+        directions = self.ambiguity.search(budget, pulled=True, deadline=searching)
+        techniques = [
+            partial(
+                disagreement_models,
+                state.enc,
+                directions,
+                deadline=searching,
+                tried=self.ambiguity.tried,
+            ),
+            partial(
+                offset_disagreement_models, state.enc, directions, deadline=searching
+            ),
+        ]
+        if "offsets" in plan:
+            techniques.append(
+                self._from_best(
+                    offset_ascent_models, budget, weights, plan.step("offsets")
+                )
+            )
+        techniques.append(
+            self._from_best(
+                moved_models,
+                budget,
+                weights,
+                plan.step("moves"),
+                tried=self.ambiguity.tried,
+            )
+        )
+        for technique in techniques:
+            for model in technique(state.baseline, weights, budget):
+                state.add_model(model)
+        self.descend(budget, weights, plan.step("descent"))
+        self.ambiguity.screen(budget, plan.step("screen"))
+
+    def _from_best(self, technique, budget, weights, deadline, **options):
+        """``technique`` started, when called, from the pooled model of most
+        disagreement within ``budget``."""
+
+        def run(baseline, weights, budget):
+            start, _ = self.state.best_within(budget, weights)
+            return technique(
+                self.state.enc,
+                start,
+                baseline,
+                weights,
+                budget,
+                deadline=deadline,
+                **options,
+            )
+
+        return run
 
     def _by_support(self, request, deadline):
         """Answer ``request`` support by support if the class splits and

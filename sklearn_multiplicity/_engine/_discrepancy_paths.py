@@ -13,7 +13,7 @@ import numpy as np
 
 from .._core import Bounds
 from ._discrepancy_requests import DiscrepancyResult, cache_key
-from ._plans import DISCREPANCY_STEPS
+from ._plans import PLANS, Schedule
 from ._scheduling import Deadline, Job, on_cluster
 from ._support_disagreement import best_within_each, disagreement_frontier
 from ._supports import CountedSolves
@@ -48,11 +48,17 @@ class DiscrepancyPaths:
             if progress is not None:
                 progress(self.open_budgets(budgets).size)
 
-        if self._path_by_support(budgets, deadline.share(DISCREPANCY_STEPS["support"])):
+        skip = set()
+        if self.solvers.support_split is None:
+            skip.add("support")
+        if not math.isfinite(deadline.remaining()):
+            skip.add("bracketing")
+        plan = Schedule(PLANS["discrepancy path"], deadline, skip)
+        if "support" in plan and self._path_by_support(budgets, plan.step("support")):
             settled()
             return
-        if math.isfinite(deadline.remaining()):
-            self.bracket(budgets, workers, deadline, settled)
+        if "bracketing" in plan:
+            self.bracket(budgets, workers, plan.step("bracketing"), settled)
         jobs = self._path_jobs(budgets, deadline, settled)
         self.solvers.hand_out(workers, jobs, deadline, lookahead=True)
 
@@ -93,21 +99,20 @@ class DiscrepancyPaths:
         bounds at every larger one; with one every ``bracket_spacing`` open
         budgets, every budget lies between two of them. On COMPAS, 5-second
         MIPs bracket the discrepancy at eps = 3% and 5% within 0.9 and 0.4
-        percentage points. The pass uses at most ``bracket_share`` of the
-        remaining time; the ascending pass may then certify these budgets.
+        percentage points. The pass ends by ``deadline`` (its step of the
+        plan); the ascending pass may then certify these budgets.
         """
         open_ = self.open_budgets(budgets)
         seconds = min(self.bracket_seconds, deadline.per_mip or math.inf)
-        share = self.bracket_share * deadline.remaining()
-        affordable = int(share * workers // seconds)
+        affordable = int(deadline.remaining() * workers // seconds)
         count = min(math.ceil(open_.size / self.bracket_spacing), affordable)
         if count < 2:  # one short MIP would bracket little and repeat work
             return
         # Evenly spaced from the largest open budget down, which bounds all.
         picks = open_[open_.size - 1 - (np.arange(count) * open_.size) // count]
-        within_share = Deadline(share, per_mip=seconds)
-        jobs = self._path_jobs(budgets[picks], within_share, settled)
-        self.solvers.hand_out(workers, jobs, within_share, lookahead=True)
+        short = Deadline(None, per_mip=seconds, within=deadline)
+        jobs = self._path_jobs(budgets[picks], short, settled)
+        self.solvers.hand_out(workers, jobs, short, lookahead=True)
 
     def _path_jobs(self, budgets, deadline, settled=None):
         """``next_job`` for ``hand_out``: the open ``budgets`` in order.

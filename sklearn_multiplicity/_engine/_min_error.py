@@ -19,7 +19,7 @@ from .._mip import IdentitySeparator, MIPResult, _formulations
 from .._mip._infeasible import error_lower_bound
 from ._descent import Descent, applies
 from ._heuristics import best_thresholds
-from ._plans import MIN_ERROR_STEPS
+from ._plans import PLANS, Schedule
 from ._state import in_class_or_repaired
 from ._support_min_error import fewest_errors
 
@@ -169,18 +169,30 @@ def solve_min_error(
     if not candidates:
         raise ValueError(NO_MODEL)
     warm = min(candidates, key=lambda m: m.errors)
+    descends = applies(enc) and not enc.constraints
+    skip = {
+        name
+        for name, left_out in (
+            ("descent", not descends),
+            ("support", split is None),
+            ("subsets", enc.hypothesis.integer),
+        )
+        if left_out
+    }
+    plan = Schedule(PLANS["minimum error"], deadline, skip)
     # Not under constraints: on COMPAS with race selection rates within 5
     # points the descended warm start left the MIP at [2064, 2091] errors
     # after 300 s; without it the MIP proved 2082 in 80.6 s.
-    if applies(enc) and not enc.constraints:
-        descended = _descended(enc, warm, deadline.share(MIN_ERROR_STEPS["descent"]))
+    if descends:
+        descended = _descended(enc, warm, plan.step("descent"))
         if descended is not warm:
             candidates.append(descended)
             warm = descended
     mip = _formulations.min_error(enc, hint=enc.hint_from((warm.w, warm.b)))
     if split is not None:
-        share = deadline.share(MIN_ERROR_STEPS["support"])
-        by_support = _by_support(enc, split, backend, share, warm, candidates, mip)
+        by_support = _by_support(
+            enc, split, backend, plan.step("support"), warm, candidates, mip
+        )
         if by_support is not None:
             return by_support
         # Out of time: the joint MIP starts from the best support's model.
@@ -191,13 +203,13 @@ def solve_min_error(
         mip = separator.restrict(mip, separator.base_rows)
     subsets_bound = -np.inf
     if not enc.hypothesis.integer:
-        share = deadline.share(MIN_ERROR_STEPS["subsets"])
         # As MIP rows the sets slowed HiGHS's search for good models on
         # German credit (152 errors in 30 s against 136): only the bound.
-        subsets_bound, _, _ = error_lower_bound(enc, time_limit=share.limit())
+        subsets = plan.step("subsets")
+        subsets_bound, _, _ = error_lower_bound(enc, time_limit=subsets.limit())
         if enc.problem.weights_are_integral:
             subsets_bound = np.ceil(subsets_bound - BOUND_SLACK)
-    backend.time_limit = deadline.limit()
+    backend.time_limit = plan.step("mip").limit()
     result = backend.solve(mip)
 
     model = warm

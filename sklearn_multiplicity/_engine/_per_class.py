@@ -30,7 +30,7 @@ from ._heuristics import (
     distinct_directions,
     pulled_directions,
 )
-from ._plans import AMBIGUITY_STEPS
+from ._plans import Schedule, plan_of
 from ._scheduling import Deadline, Job
 
 
@@ -117,20 +117,28 @@ class ClassBudgetCertifier:
 
     # -- certification -------------------------------------------------------
     def _cheap(self, budget, deadline):
-        """Searches and LP screens at the pair's total, then threshold shifts
-        within both budgets (their models pooled)."""
+        """The steps of the plan ``"per-class"`` before its MIPs: searches
+        and LP screens at the pair's total, then threshold shifts and
+        descents within both budgets (their models pooled).
+
+        Returns
+        -------
+        Deadline
+            The deadline of the MIPs.
+        """
+        plan = Schedule(plan_of("per-class", self.state.enc), deadline)
         if deadline.expired() or self.undetermined(budget).size == 0:
-            return
-        share = deadline.share(self.ambiguity.search_share)
-        directions = self.ambiguity.search(budget.total, pulled=True, deadline=share)
-        self.ambiguity.screen(budget.total, deadline)
-        self.search(budget, directions, deadline=share)
-        flip_patterns(
-            self.state,
-            self.undetermined(budget),
-            budget,
-            deadline.share(AMBIGUITY_STEPS["descent"]),
+            return plan.step("mips")
+        searching = plan.step("search")
+        directions = self.ambiguity.search(
+            budget.total, pulled=True, deadline=searching
         )
+        self.ambiguity.screen(budget.total, plan.step("screen"))
+        self.search(budget, directions, deadline=plan.step("shifts"))
+        flip_patterns(
+            self.state, self.undetermined(budget), budget, plan.step("descent")
+        )
+        return plan.step("mips")
 
     def search(self, budget, directions=(), *, pulled=True, deadline=None):
         """Threshold shifts within both budgets of ``directions`` and, with
@@ -166,7 +174,7 @@ class ClassBudgetCertifier:
         state = self.state
         if deadline.expired():
             return self.undetermined(budget)
-        self._cheap(budget, deadline)
+        deadline = self._cheap(budget, deadline)
         proven = self.proven.setdefault(
             budget, np.zeros(state.problem.n_patterns, dtype=bool)
         )
@@ -222,7 +230,7 @@ class ClassBudgetCertifier:
             return cached
         if total <= 0:
             return DiscrepancyResult(Bounds(0.0, 0.0), None)
-        self._cheap(budget, deadline)
+        deadline = self._cheap(budget, deadline)
         best, lower = state.best_within(budget, weights)
         maybe = self.maybe_flippable(budget)
         upper = self._proven_upper(budget, weights, key, maybe)

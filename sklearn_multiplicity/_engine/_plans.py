@@ -1,23 +1,18 @@
 """The plans of the requests: their steps, in order, with shares of the budget.
 
-A request is a *target* (the audit of a tolerance, new people, the ends of
-the weights, a path ...) and a *plan*: the steps that work towards it. A
-share is of the request's budget, the seconds it may spend when it starts,
-not of the time left: step ``i`` ends by ``start + (s_1 + ... + s_i) x
-budget``, so every step gets at least its own share and time that an earlier
-step does not use flows to the later ones. Shares of a plan sum to 1. An
-unlimited request runs every step to its end.
+A request is a *target* (the audit of a tolerance, a flip, the most
+disagreement, the minimum error, the ends of the weights, a path ...) and a
+*plan*: the steps that work towards it, each a technique that says what it
+applies to and what it adds to the audit state. A share is of the request's
+budget, the seconds it has when it starts, not of the time left: step ``i``
+ends by ``start + (s_1 + ... + s_i) x budget``, so every step gets at least
+its own share and time that an earlier step does not use flows to the later
+ones. Shares of a plan sum to 1; a step that does not apply to the problem
+at hand hands its share to the others in proportion. An unlimited request
+runs every step to its end.
 
-Each step names a callable that the request hands to :func:`run_plan`;
-a step without one (the groups of an audit without groups) passes its time
-on.
-
-Inside a request, the certifiers' own steps (the second half of this module)
-take shares of the time *left* when each starts (``deadline.share(x)``), in
-the order the certifier runs them; the rest goes to its MIPs. A share keyed
-``"... without identities"`` replaces its twin when the encoding has no
-affine-identity rows: the LP relaxations then prove little (on German
-credit, nothing) and the searches matter more.
+:class:`Schedule` gives each step of a request its deadline;
+:func:`run_plan` runs a plan whose steps are callables.
 """
 
 import math
@@ -39,11 +34,52 @@ class Step:
         Its share of the request's budget.
     yields : str
         What it adds to the audit state.
+    applies : str, default="always"
+        The problems it applies to; elsewhere the request leaves it out.
     """
 
     name: str
     share: float
     yields: str
+    applies: str = "always"
+
+
+class Schedule:
+    """The deadlines of the steps of one request, by its plan.
+
+    Parameters
+    ----------
+    plan : sequence of Step
+    deadline : Deadline
+        The request's deadline; its time left now is the budget.
+    skip : collection of str, default=()
+        Steps that do not apply: their shares go to the others in proportion.
+    """
+
+    def __init__(self, plan, deadline, skip=()):
+        self.deadline = deadline
+        self.start, self.budget = time.perf_counter(), deadline.remaining()
+        steps = [step for step in plan if step.name not in skip]
+        total = sum(step.share for step in steps)
+        self.ends, reached = {}, 0.0
+        for step in steps:
+            reached += step.share / total if total > 0 else 0.0
+            self.ends[step.name] = reached
+        if steps:  # the last step ends with the request, whatever the rounding
+            self.ends[steps[-1].name] = 1.0
+
+    def __contains__(self, name):
+        return name in self.ends
+
+    def step(self, name):
+        """The deadline of step ``name``: its cumulative end, same per MIP."""
+        if name not in self.ends:
+            raise KeyError(f"{name!r} is not a step of this request's plan")
+        deadline = self.deadline
+        if math.isinf(self.budget):
+            return deadline
+        seconds = self.start + self.ends[name] * self.budget - time.perf_counter()
+        return Deadline(max(seconds, 0.0), per_mip=deadline.per_mip, within=deadline)
 
 
 #: The audit of one tolerance: every person's flag, the most disagreement,
@@ -86,88 +122,143 @@ COMMAND_LINE_AUDIT_UNLIMITED = (
     COMMAND_LINE_AUDIT[4],
 )
 
-# -- The certifiers' steps: shares of the time left --------------------------
+# -- The certifiers' plans ---------------------------------------------------
+# Each has a twin "without identities" for encodings without affine-identity
+# rows: their LP relaxations prove little (on German credit, nothing), so
+# the searches get more and the LP screens less.
 
-#: Ambiguity at one budget (``AmbiguityCertifier.certify``), in order:
-AMBIGUITY_STEPS = {
-    # the search for models before the LP proofs and the MIPs (its fits and
-    # LPs check the deadline);
-    "search": 0.3,
-    "search without identities": 0.7,
-    # then the flips of a sparse class support by support (exact when they
-    # all finish, see ``_supports``);
-    "support": 0.5,
-    # the LP proofs, so that a slow screen leaves time for the descent and
-    # the MIPs;
-    "screen": 0.85,
-    # the ascents over directions under a rate gap whose groups columns tell
-    # apart (``ascent rounds`` at most, each aiming at what the ones before
-    # left);
-    "ascent": 0.1,
-    # the descent (exact line searches from the best known flip of each
-    # pattern left), before the flip MIPs.
-    "descent": 0.5,
-}
+_SPLIT = "a class that splits by support (MaxNonzero, few supports)"
+_RATE_GAP = "a rate-gap constraint whose groups the columns tell apart"
+
+
+def _twin(plan, shares):
+    """``plan`` with the shares ``{name: share}`` replaced."""
+    return tuple(
+        Step(s.name, shares.get(s.name, s.share), s.yields, s.applies) for s in plan
+    )
+
+
+#: Ambiguity at one budget (``AmbiguityCertifier.certify``).
+AMBIGUITY = (
+    Step("search", 0.2, "flips: threshold shifts of known and pulled directions"),
+    Step("support", 0.2, "flips and proofs, support by support", _SPLIT),
+    Step("screen", 0.35, "unflippable patterns (LP bounds); the LPs' models"),
+    Step("ascent", 0.05, "flips: per-class cuts of ascended directions", _RATE_GAP),
+    Step("descent", 0.08, "flips: exact line searches from the best known flips"),
+    Step("mips", 0.12, "flips and proofs of the patterns still open"),
+)
+AMBIGUITY_WITHOUT_IDENTITIES = _twin(
+    AMBIGUITY, {"search": 0.45, "support": 0.2, "screen": 0.08, "descent": 0.1}
+)
 #: Rounds of the ambiguity certifier's ascent.
 ASCENT_ROUNDS = 5
 
-#: Discrepancy at one budget (``DiscrepancyCertifier.request``), in order:
-DISCREPANCY_STEPS = {
-    # a sparse class's disagreement MIPs support by support (exact when they
-    # all finish);
-    "support": 0.5,
-    # the search for models (also the deadline of the disagreement and
-    # offset models of its directions);
-    "search": 0.25,
-    "search without identities": 0.4,
-    # the ascent over directions under a rate gap (see ``_offsets``);
-    "offsets": 0.1,
-    # moving the best model past one pattern at a time (``moved_models``);
-    # without identity rows the MIP finds little and the moves much (German
-    # credit: discrepancy found from 5.4% to 17.0% in 116 moves, 30 s);
-    "moves": 0.1,
-    "moves without identities": 0.3,
-    # the descent of the best model towards more disagreement;
-    "descent": 0.1,
-    # the LP proofs that fix labels in the disagreement MIP;
-    "screen": 0.35,
-    "screen without identities": 0.05,
-    # an LP dive from the MIP's relaxation (``_dive``), which often ends at
-    # the MIP's optimum; the MIP gets the rest.
-    "dive": 0.2,
-}
+#: Ambiguity at a pair of per-class budgets (``ClassBudgetCertifier``): the
+#: scalar evidence at the pair's total, threshold shifts within both budgets,
+#: then the MIPs (flip MIPs, or the disagreement MIP of a discrepancy).
+PER_CLASS = (
+    Step("search", 0.2, "flips at the pair's total; the directions searched"),
+    Step("screen", 0.35, "patterns unflippable at the pair's total (LP bounds)"),
+    Step("shifts", 0.1, "flips within both budgets: per-class thresholds"),
+    Step("descent", 0.1, "flips: exact line searches within both budgets"),
+    Step("mips", 0.25, "flips and proofs, or the most disagreement"),
+)
+PER_CLASS_WITHOUT_IDENTITIES = _twin(
+    PER_CLASS, {"search": 0.45, "screen": 0.08, "shifts": 0.12}
+)
 
-#: A time-limited discrepancy path first brackets every
-#: ``spacing``-th open budget with a disagreement MIP of at most ``seconds``,
-#: using at most ``share`` of the time left (``DiscrepancyPaths.path``).
-BRACKETING = {"spacing": 10, "seconds": 5.0, "share": 0.2}
+#: Discrepancy at one budget (``DiscrepancyCertifier.request``).
+DISCREPANCY = (
+    Step("support", 0.5, "the most disagreement, support by support", _SPLIT),
+    # Also the deadline of the disagreement and offset models of the
+    # directions it finds.
+    Step("search", 0.125, "models within the budget: shifts, offsets"),
+    Step("offsets", 0.04, "models: per-class cuts of an ascent", _RATE_GAP),
+    Step("moves", 0.035, "models: the best one moved past one pattern at a time"),
+    Step("descent", 0.03, "models: descents of the best towards disagreement"),
+    Step("screen", 0.095, "unflippable patterns, fixed in the MIP"),
+    # Often ends at the MIP's optimum; the MIP gets the rest.
+    Step("dive", 0.035, "models: an LP dive from the MIP's relaxation"),
+    Step("mip", 0.14, "the most disagreement: a model and a bound"),
+)
+#: Without identity rows the MIP finds little and the moves much (German
+#: credit: discrepancy found from 5.4% to 17.0% in 116 moves, 30 s).
+DISCREPANCY_WITHOUT_IDENTITIES = _twin(
+    DISCREPANCY,
+    {
+        "search": 0.2,
+        "offsets": 0.03,
+        "moves": 0.08,
+        "descent": 0.02,
+        "screen": 0.01,
+        "dive": 0.03,
+        "mip": 0.13,
+    },
+)
 
-#: The minimum error (``solve_min_error``), in order:
-MIN_ERROR_STEPS = {
-    # descents from the best warm start (exact line searches of the 0-1 loss);
-    "descent": 0.1,
-    # a sparse class's minimum-error MIPs support by support; if they do not
-    # all finish, the joint MIP gets the rest, from the best model found;
-    "support": 0.5,
-    # infeasible subsets (their bound and cuts) before the MIP.
-    "subsets": 0.1,
-}
+#: A discrepancy path (``DiscrepancyPaths.path``): the support frontier, then
+#: short MIPs at every ``spacing``-th open budget (at most ``seconds`` each,
+#: largest first), then the budgets in ascending order.
+DISCREPANCY_PATH = (
+    Step("support", 0.5, "the most disagreement at every budget", _SPLIT),
+    Step(
+        "bracketing",
+        0.1,
+        "bounds at evenly spaced budgets",
+        "a path under a finite time limit",
+    ),
+    Step("ascending", 0.4, "both bounds at each budget, the hints passed up"),
+)
+BRACKETING = {"spacing": 10, "seconds": 5.0}
 
-#: The ends of the weights (``coefficient_ranges``), in order:
-COEFFICIENT_STEPS = {
-    # the sign tests, which come first: a sign is what a reader looks for;
-    "signs": 0.5,
-    # the weights' own MIPs, which settle small problems exactly; bisection
-    # probes (``_weight_probes``) narrow what they leave open in the rest.
-    "weight MIPs": 0.25,
-}
+#: The minimum error (``solve_min_error``).
+MIN_ERROR = (
+    # Not under constraints (see ``solve_min_error``).
+    Step("descent", 0.06, "models: descents from the best warm start"),
+    # If they do not all finish, the joint MIP starts from the best model.
+    Step("support", 0.4, "the minimum error, support by support", _SPLIT),
+    # As MIP rows they slowed HiGHS's search: only their bound is used.
+    Step(
+        "subsets",
+        0.06,
+        "a lower bound from infeasible subsets",
+        "a class with real weights",
+    ),
+    Step("mip", 0.48, "the minimum error: a model and a bound"),
+)
+
+#: The ends of the weights (``coefficient_ranges``).
+COEFFICIENT_RANGES = (
+    # First: a sign is what a reader looks for.
+    Step("signs", 0.5, "signs that no model of the level set takes"),
+    # Settle small problems exactly.
+    Step("weight mips", 0.125, "both ends of each weight: models and bounds"),
+    Step("probes", 0.375, "the ends left open, narrowed by bisection"),
+)
 
 PLANS = {
     "tolerance audit": TOLERANCE_AUDIT,
     "per-class path": PER_CLASS_PATH,
     "command-line audit": COMMAND_LINE_AUDIT,
     "command-line audit, unlimited": COMMAND_LINE_AUDIT_UNLIMITED,
+    "ambiguity": AMBIGUITY,
+    "ambiguity without identities": AMBIGUITY_WITHOUT_IDENTITIES,
+    "per-class": PER_CLASS,
+    "per-class without identities": PER_CLASS_WITHOUT_IDENTITIES,
+    "discrepancy": DISCREPANCY,
+    "discrepancy without identities": DISCREPANCY_WITHOUT_IDENTITIES,
+    "discrepancy path": DISCREPANCY_PATH,
+    "minimum error": MIN_ERROR,
+    "coefficient ranges": COEFFICIENT_RANGES,
 }
+
+
+def plan_of(name, enc):
+    """The plan ``name`` for the encoding ``enc`` (its twin without
+    identities when ``enc`` has no affine-identity rows)."""
+    if not enc.n_identities and f"{name} without identities" in PLANS:
+        return PLANS[f"{name} without identities"]
+    return PLANS[name]
 
 
 def run_plan(plan, deadline, steps, *, every_step=False):
@@ -179,26 +270,18 @@ def run_plan(plan, deadline, steps, *, every_step=False):
     deadline : Deadline
         The request's deadline; its time left now is the budget.
     steps : dict
-        ``name -> callable(deadline)``; rows without one pass their time on.
+        ``name -> callable(deadline)``; rows without one do not apply.
     every_step : bool, default=False
         Once the request's time is up, still run the steps left, each with
         an expired deadline (to report what is known), instead of stopping.
     """
-    start, budget = time.perf_counter(), deadline.remaining()
-    reached = 0.0
+    schedule = Schedule(plan, deadline, skip={s.name for s in plan} - set(steps))
     for step in plan:
-        reached += step.share
+        if step.name not in schedule:
+            continue
         if deadline.expired():
             if not every_step:
                 return
-            if step.name in steps:
-                steps[step.name](Deadline(0.0))
+            steps[step.name](Deadline(0.0))
             continue
-        run = steps.get(step.name)
-        if run is None:
-            continue
-        if math.isinf(budget):
-            run(deadline)
-            continue
-        seconds = start + reached * budget - time.perf_counter()
-        run(Deadline(max(seconds, 0.0), per_mip=deadline.per_mip, within=deadline))
+        steps[step.name](schedule.step(step.name))

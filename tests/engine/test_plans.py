@@ -9,6 +9,7 @@ import pytest
 
 import sklearn_multiplicity
 from sklearn_multiplicity._engine import PLANS, Deadline, Step, run_plan
+from sklearn_multiplicity._engine._plans import Schedule
 from sklearn_multiplicity._engine._accounts import TimeAccounts
 
 
@@ -16,10 +17,19 @@ def test_every_plan_shares_its_whole_budget():
     for name, plan in PLANS.items():
         assert math.isclose(sum(step.share for step in plan), 1.0), name
         assert all(step.share >= 0 and step.yields for step in plan), name
+        names = [step.name for step in plan]
+        assert len(set(names)) == len(names), name
+
+
+def test_twins_without_identities_have_the_same_steps():
+    for name, plan in PLANS.items():
+        twin = PLANS.get(f"{name} without identities")
+        if twin is not None:
+            assert [s.name for s in twin] == [s.name for s in plan], name
 
 
 def test_a_step_ends_at_its_cumulative_share_and_passes_on_unused_time():
-    plan = (Step("a", 0.25, "x"), Step("skipped", 0.25, "x"), Step("c", 0.5, "x"))
+    plan = (Step("a", 0.25, "x"), Step("b", 0.25, "x"), Step("c", 0.5, "x"))
     seen = {}
 
     def record(name):
@@ -28,10 +38,33 @@ def test_a_step_ends_at_its_cumulative_share_and_passes_on_unused_time():
 
         return run
 
-    run_plan(plan, Deadline(8.0), {"a": record("a"), "c": record("c")})
+    run_plan(plan, Deadline(8.0), {name: record(name) for name in "abc"})
     assert seen["a"] == pytest.approx(2.0, abs=0.05)  # its own quarter
-    assert seen["c"] == pytest.approx(8.0, abs=0.05)  # what a and skipped left
+    assert seen["b"] == pytest.approx(4.0, abs=0.05)  # its own and a's unused
+    assert seen["c"] == pytest.approx(8.0, abs=0.05)  # what a and b left
+
+
+def test_a_step_that_does_not_apply_hands_its_share_on_in_proportion():
+    plan = (Step("a", 0.25, "x"), Step("skipped", 0.5, "x"), Step("c", 0.25, "x"))
+    seen = {}
+    steps = {"a": lambda d: seen.setdefault("a", d.remaining()), "c": seen.get}
+    run_plan(plan, Deadline(8.0), steps)
+    assert seen["a"] == pytest.approx(4.0, abs=0.05)  # half of what applies
     assert "skipped" not in seen
+    schedule = Schedule(plan, Deadline(8.0), skip={"skipped"})
+    assert "skipped" not in schedule
+    with pytest.raises(KeyError, match="not a step"):
+        schedule.step("skipped")
+
+
+def test_a_schedule_keeps_the_last_step_its_share_whatever_came_before():
+    plan = PLANS["ambiguity"]
+    schedule = Schedule(plan, Deadline(10.0))
+    time.sleep(0.3)  # the earlier steps overran their ends
+    assert schedule.step("search").remaining() == pytest.approx(1.7, abs=0.1)
+    assert schedule.step("mips").remaining() == pytest.approx(9.7, abs=0.1)
+    unlimited = Schedule(plan, Deadline(None))
+    assert all(unlimited.step(s.name).remaining() == math.inf for s in plan)
 
 
 def test_a_step_that_overruns_leaves_the_later_ones_their_shares_only():
