@@ -13,26 +13,20 @@ from sklearn.base import (
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._baseline import Baseline, BaselineDelegationMixin, fit_baseline
+from . import _paths as paths
+from . import _people as people
+from . import _requests as requests
+from ._baseline import BaselineDelegationMixin
 from ._classifier import SOLVER_CONSTRAINTS, ZeroOneLinearClassifier
-from ._core._validation import check_binary_target, check_weights, resolve_threads
-from ._engine import STRATEGIES, AuditSession, Deadline
-from ._paths import PathMixin
-from ._people import PeopleMixin, warn_uncertified
-from ._requests import RequestMixin
-from ._warnings import (
-    constant_class,
-    warn_if_constant,
-    warn_if_constraints_left_out,
-    warn_if_large,
-    warn_if_outside_class,
-)
+from ._core._validation import check_binary_target, check_tolerance, check_weights
+from ._docstrings import documented
+from ._engine import STRATEGIES
+from ._opening import baseline_and_session, check_groups, linear_predictions
+from ._progress import audit_progress
+from ._warnings import constant_class, warn_if_constant, warn_if_outside_class
 
 
 class MultiplicityAuditor(
-    RequestMixin,
-    PeopleMixin,
-    PathMixin,
     BaselineDelegationMixin,
     MetaEstimatorMixin,
     ClassifierMixin,
@@ -254,48 +248,34 @@ class MultiplicityAuditor(
         )
         self.classes_, y01 = check_binary_target(y)
         weight = check_weights(sample_weight, X_checked)
-        self.groups_ = _check_groups(groups, len(y))
+        self.groups_ = check_groups(groups, len(y))
         unit_weight = None if sample_weight is None else weight
-        baseline, session, min_error = _baseline_and_session(
+        baseline, session, min_error = baseline_and_session(
             self, X, y, y01, weight, unit_weight
         )
         self.estimator_, self._fitted_baseline = baseline.estimator, baseline
-        if not np.array_equal(np.asarray(baseline.linear.classes_), self.classes_):
-            raise ValueError("The baseline's classes_ differ from the labels of y.")
-        Z = baseline.audit_space(X)
-        predictions = np.asarray(self.estimator_.predict(X)) == self.classes_[1]
-        if np.any((Z @ baseline.coef + baseline.intercept > 0) != predictions):
-            raise TypeError(
-                "The baseline's predictions are not sign(coef_ . x + intercept_) "
-                "in its feature space; only linear classifiers can be audited."
-            )
+        predictions = linear_predictions(baseline, X, self.classes_)
         session.start(
             predictions, baseline.coef, baseline.intercept, min_error=min_error
         )
         self.session_, self._row_weight = session, weight
         # Per-person tables of the training rows keep the caller's row labels.
         self._row_index = X.index if isinstance(X, pd.DataFrame) else None
-        self.baseline_errors_ = session.level_set.baseline_errors
-        self.baseline_error_ = self.baseline_errors_ / session.problem.total_weight
-        self.n_patterns_ = session.problem.n_patterns
-        self.n_identities_ = session.enc.n_identities
-        self.hypothesis_class_ = session.hypothesis.describe()
-        self.constraints_ = session.constraints
+        summary = session.summary()
+        self.baseline_errors_ = summary.baseline_errors
+        self.baseline_error_ = self.baseline_errors_ / summary.total_weight
+        self.n_patterns_ = summary.n_patterns
+        self.n_identities_ = summary.n_identities
+        self.hypothesis_class_ = summary.hypothesis_class
+        self.constraints_ = summary.constraints
         self.baseline_constant_class_ = constant_class(
             predictions[weight > 0], self.classes_
         )
         if self.groups_ is not None:
-            session.watch_groups(
-                {
-                    label: session.pattern_weights(self.groups_ == label, weight)
-                    for label in np.unique(self.groups_)
-                }
-            )
+            session.watch_row_groups(self.groups_, weight)
         if not session.baseline_in_class():
             # Only then may the level sets be empty: worth the minimum error.
-            warn_if_outside_class(
-                session, self.min_error_bounds_[0], self.baseline_errors_
-            )
+            warn_if_outside_class(summary, self.min_error_bounds_[0])
         warn_if_constant(self)
         return self
 
@@ -307,8 +287,7 @@ class MultiplicityAuditor(
         default baseline's ``fit`` solves it.
         """
         check_is_fitted(self)
-        fit = self.session_.settle_min_error(self.total_time_limit, self.time_limit)
-        return (fit.lower_bound, fit.model.errors)
+        return self.session_.min_error_bounds(self.total_time_limit, self.time_limit)
 
     def _default(self):
         names = ["solver", "time_limit", "margin", "weights", "max_weight", "cuts"]
@@ -319,12 +298,60 @@ class MultiplicityAuditor(
     def mip_log_(self):
         """One dict per MIP solved so far: name, status, objective, bound, seconds."""
         check_is_fitted(self)
-        return [entry.as_dict() for entry in self.session_.log]
+        return self.session_.mip_log()
+
+    # -------------------------------------------------------------- requests
+    def _request(self, eps):
+        """Validate a request's settings; its tolerance and budget.
+
+        The tolerance is a number, or per class a :class:`PerClassEpsilon`
+        ``(eps_neg, eps_pos)`` whose budget is a ``ClassBudget``.
+        """
+        check_is_fitted(self)
+        self._validate_params()  # limits are read per request (set_params)
+        eps = check_tolerance(self.epsilon if eps is None else eps, self.classes_)
+        return eps, self.session_.budget(eps)
+
+    def _audited(self, eps):
+        """Run, or continue, the audit of ``eps`` within what its account has
+        left (see :meth:`refine`); its tolerance and budget."""
+        eps, budget = self._request(eps)
+        session = self.session_
+
+        def watching():
+            return audit_progress(self.verbose, session, budget, f"audit at eps={eps}")
+
+        session.audit(budget, self.total_time_limit, self.time_limit, watching=watching)
+        return eps, budget
+
+    @documented(requests.REFINE)
+    def refine(self, eps=None, seconds=None):
+        seconds = requests.seconds_to_grant(seconds, self.total_time_limit)
+        _, budget = self._request(eps)
+        self.session_.grant(budget, seconds, self.total_time_limit)
+        self._audited(eps)
+        return self
+
+    @documented(requests.ERROR_BUDGET)
+    def error_budget(self, eps=None):
+        return requests.budget_value(self._request(eps)[1])
+
+    @documented(requests.COEFFICIENT_RANGES)
+    def coefficient_ranges(self, eps=None):
+        _, budget = self._audited(eps)  # its proofs fix labels
+        limits = (self.total_time_limit, self.time_limit)
+        ranges = self.session_.weight_ranges(budget, *limits)
+        names = self._fitted_baseline.feature_names
+        if names is None:
+            names = getattr(self, "feature_names_in_", None)
+        return requests.ranges_frame(ranges, names, self._estimator_of)
 
     # -------------------------------------------------------------- measures
-    def _ambiguity(self, eps, weights=None):
+    def _reading(self, eps):
+        """The audit of ``eps`` (run or continued), read: its tolerance and
+        ``Reading``."""
         eps, budget = self._audited(eps)
-        return eps, self.session_.read(budget, weights)[0]
+        return eps, self.session_.reading(budget)
 
     def ambiguity_bounds(self, eps=None):
         """Certified ``(lower, upper)`` bounds on ambiguity at ``eps``.
@@ -340,7 +367,7 @@ class MultiplicityAuditor(
         tuple of float
             ``lower <= ambiguity <= upper``.
         """
-        _, bounds = self._ambiguity(eps)
+        bounds = self._reading(eps)[1].ambiguity
         return bounds.lower, bounds.upper
 
     def ambiguity(self, eps=None):
@@ -358,12 +385,8 @@ class MultiplicityAuditor(
             The certified value, or, when a limit left it uncertified, the
             certified lower bound with a :class:`CertificationWarning`.
         """
-        eps, bounds = self._ambiguity(eps)
-        return _value(bounds, eps, "ambiguity")
-
-    def _discrepancy(self, eps, weights=None, key="all"):
-        eps, budget = self._audited(eps)
-        return eps, self.session_.read(budget, weights, key)[1]
+        eps, reading = self._reading(eps)
+        return _value(reading.ambiguity, eps, "ambiguity")
 
     def discrepancy_bounds(self, eps=None):
         """Certified ``(lower, upper)`` bounds on discrepancy at ``eps``.
@@ -379,7 +402,7 @@ class MultiplicityAuditor(
         tuple of float
             ``lower <= discrepancy <= upper``.
         """
-        bounds = self._discrepancy(eps)[1].bounds
+        bounds = self._reading(eps)[1].discrepancy
         return bounds.lower, bounds.upper
 
     def discrepancy(self, eps=None):
@@ -397,8 +420,69 @@ class MultiplicityAuditor(
             The certified value, or the certified lower bound with a
             :class:`CertificationWarning`.
         """
-        eps, result = self._discrepancy(eps)
-        return _value(result.bounds, eps, "discrepancy")
+        eps, reading = self._reading(eps)
+        return _value(reading.discrepancy, eps, "discrepancy")
+
+    @documented(paths.PATH)
+    def path(self, max_epsilon=None, *, step=None, n_discrepancy=None):
+        max_eps, _ = self._request(max_epsilon)
+        limits = (self.total_time_limit, self.time_limit, self.verbose)
+        session = self.session_
+        self.path_ = paths.path_table(session, max_eps, step, n_discrepancy, *limits)
+        return self.path_
+
+    # ---------------------------------------------------------------- people
+    @documented(people.CONFLICTS)
+    def conflicts(self, eps=None):
+        return self.evidence(eps)["contestable"].to_numpy()
+
+    @documented(people.COMPETING_MODEL)
+    def competing_model(self, index, eps=None):
+        _, budget = self._audited(eps)
+        return self._estimator_of(self.session_.competitor(index, budget))
+
+    @documented(people.DISCREPANCY_MODEL)
+    def discrepancy_model(self, eps=None):
+        return self._estimator_of(self._reading(eps)[1].model)
+
+    def _estimator_of(self, found):
+        """The fitted estimator of a ``FoundModel`` (or None)."""
+        prefix = self._fitted_baseline.prefix
+        return people.competing_estimator(found, self.classes_, prefix)
+
+    @documented(people.EVIDENCE)
+    def evidence(self, eps=None):
+        _, budget = self._audited(eps)
+        evidence = self.session_.evidence(budget)
+        return people.evidence_frame(evidence, self.classes_, self._row_index)
+
+    @documented(people.AMBIGUOUS)
+    def ambiguous(self, X, eps=None):
+        decided, _, _ = people.new_people(*self._new_people(X, eps))
+        return decided
+
+    @documented(people.PREDICT_SET)
+    def predict_set(self, X, eps=None):
+        return people.prediction_sets(*people.new_people(*self._new_people(X, eps)))
+
+    def _new_people(self, X, eps):
+        """The arguments of :func:`people.new_people` for the people ``X``."""
+        validate_data(self, X, dtype=None, ensure_all_finite=False, reset=False)
+        # The tolerance's audit first (its own account), then the people's
+        # MIPs within this request's time.
+        eps, budget = self._audited(eps)
+        Z = self._fitted_baseline.audit_space(X)
+        predictions = np.asarray(self.estimator_.predict(X)) == self.classes_[1]
+        limits = (self.total_time_limit, self.time_limit)
+        return self.session_, eps, budget, Z, predictions, *limits
+
+    @documented(people.BY_GROUP)
+    def by_group(self, eps=None):
+        check_is_fitted(self)
+        if self.groups_ is None:
+            raise ValueError("Pass groups= to fit to get per-group results.")
+        eps, budget = self._audited(eps)  # every group's discrepancy too
+        return people.group_frame(self.session_.group_readings(budget), eps)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -407,57 +491,7 @@ class MultiplicityAuditor(
         return tags
 
 
-def _baseline_and_session(auditor, X, y, y01, weight, sample_weight):
-    """The fitted baseline, the session of the audit and, when already solved,
-    the minimum error of its class.
-
-    The default baseline, the 0-1 optimal classifier, is the session's own
-    minimum-error model: one minimum-error MIP, not the same MIP twice.
-    """
-    threads = resolve_threads(auditor.n_jobs)
-    engine = {"n_jobs": threads, "strategy": auditor.strategy}
-    if auditor.estimator is None:
-        classifier = auditor._default()
-        classifier._validate_params()
-        groups = auditor.groups_
-        session = classifier._session(X, y, sample_weight, groups=groups, **engine)
-        warn_if_large(session, auditor.time_limit, auditor.total_time_limit)
-        deadline = Deadline(auditor.total_time_limit, per_mip=auditor.time_limit)
-        min_error = session.min_error(deadline)
-        return Baseline.of(classifier._store(session, min_error)), session, min_error
-    baseline = fit_baseline(auditor.estimator, X, y, sample_weight)
-    warn_if_constraints_left_out(baseline.linear, auditor.constraints)
-    names = ["solver", "weights", "margin", "max_weight", "cuts", "random_state"]
-    session = AuditSession.from_data(
-        baseline.audit_space(X),
-        y01,
-        weight,
-        threads=threads,
-        verbose=auditor.verbose,
-        constraints=auditor.constraints,
-        groups=auditor.groups_,
-        feature_names=baseline.feature_names,
-        **engine,
-        **{n: getattr(auditor, n) for n in names},
-    )
-    warn_if_large(session, auditor.time_limit, auditor.total_time_limit)
-    return baseline, session, None
-
-
-def _check_groups(groups, n):
-    if groups is None:
-        return None
-    groups = np.asarray(groups)
-    if groups.ndim != 1 or groups.shape[0] != n:
-        raise ValueError(
-            f"groups has shape {groups.shape}; expected ({n},), one group per row."
-        )
-    if pd.isna(groups).any():
-        raise ValueError("groups contains missing values.")
-    return groups
-
-
 def _value(bounds, eps, name):
     if not bounds.certified:
-        warn_uncertified(name, eps, bounds)
+        people.warn_uncertified(name, eps, bounds)
     return bounds.lower

@@ -12,31 +12,43 @@ def bounds_columns(name, bounds):
     }
 
 
-def path_frame(epsilons, extras, budgets, ambiguity, discrepancy):
+def path_frame(steps):
     """One row per tolerance of a path, with both measures' bounds.
 
     Parameters
     ----------
-    epsilons, extras, budgets : ndarray
-        The tolerances, the extra errors they allow and their error budgets.
-    ambiguity, discrepancy : list of Bounds
-        The certified bounds at each tolerance.
+    steps : list of PathStep
+        The session's path.
 
     Returns
     -------
     pandas.DataFrame
+        Per overall tolerance: ``epsilon``, ``extra_errors`` and ``budget``;
+        per class: ``epsilon`` (the common rate), ``epsilon_<label>`` for each
+        class, ``false_positives_budget`` and ``false_negatives_budget``. Then
+        both measures' bounds and ``certified``.
     """
-    rows = [
-        {
-            "epsilon": eps,
-            "extra_errors": extra,
-            "budget": budget,
-            **bounds_columns("ambiguity", amb),
-            **bounds_columns("discrepancy", disc),
-            "certified": bool(amb.certified and disc.certified),
+    return pd.DataFrame([path_row(step) for step in steps])
+
+
+def path_row(step):
+    """The row of one ``PathStep`` (see :func:`path_frame`)."""
+    if step.per_class:
+        row = {
+            "epsilon": step.epsilon,
+            **step.tolerance.columns(),
+            "false_positives_budget": step.budget.false_positives,
+            "false_negatives_budget": step.budget.false_negatives,
         }
-        for eps, extra, budget, amb, disc in zip(
-            epsilons, extras, budgets, ambiguity, discrepancy, strict=True
-        )
-    ]
-    return pd.DataFrame(rows)
+    else:
+        row = {
+            "epsilon": step.epsilon,
+            "extra_errors": step.extra_errors,
+            "budget": step.budget,
+        }
+    return {
+        **row,
+        **bounds_columns("ambiguity", step.ambiguity),
+        **bounds_columns("discrepancy", step.discrepancy),
+        "certified": step.certified,
+    }

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from ._core import TOLERANCE
+from ._core import TOLERANCE, LevelSet
 from ._exceptions import ProblemSizeWarning
 
 #: Distinct patterns above which exact audits rarely finish in minutes.
@@ -36,7 +36,7 @@ def warn_if_constraints_left_out(linear, constraints):
         )
 
 
-def warn_if_large(session, time_limit, total_time_limit):
+def warn_if_large(summary, time_limit, total_time_limit):
     """Say up front when certification is unlikely, and what would help.
 
     Measured on 2 cores: COMPAS (329 binary patterns, 16 dimensions, affine
@@ -44,13 +44,13 @@ def warn_if_large(session, time_limit, total_time_limit):
     (no identity rows, a weak relaxation) or 996 patterns in 50 dimensions do
     not certify in minutes.
     """
-    n_patterns, dimension = session.problem.n_patterns, session.problem.n_kept
+    n_patterns, dimension = summary.n_patterns, summary.n_dimensions
     reasons = []
     if n_patterns > LARGE_PROBLEM_PATTERNS:
         reasons.append("that many binary variables in every MIP")
     if n_patterns > HARD_PROBLEM_PATTERNS and dimension > HIGH_DIMENSION:
         reasons.append("high dimension")
-    if n_patterns > HARD_PROBLEM_PATTERNS and session.enc.n_identities == 0:
+    if n_patterns > HARD_PROBLEM_PATTERNS and summary.n_identities == 0:
         reasons.append("non-integer features (no affine-identity cuts)")
     if not reasons:
         return
@@ -71,15 +71,17 @@ def warn_if_large(session, time_limit, total_time_limit):
     )
 
 
-def warn_if_outside_class(session, lower_bound, baseline_errors):
-    if session.level_set.within(lower_bound, baseline_errors):
+def warn_if_outside_class(summary, lower_bound):
+    """Say when the baseline errs less than the class's minimum error
+    (``lower_bound``, certified): then small level sets may be empty."""
+    if LevelSet.within(lower_bound, summary.baseline_errors):
         return
     remedy = "Increase max_weight or use weights='continuous'"
-    if not session.hypothesis.integer:
+    if not summary.integer:
         remedy = "Decrease margin"
     warnings.warn(
         "The baseline makes fewer errors than any model of the hypothesis "
-        f"class ({session.hypothesis.describe()}); small level sets may be "
+        f"class ({summary.hypothesis_class}); small level sets may be "
         f"empty. {remedy}.",
         UserWarning,
         stacklevel=4,

@@ -1,4 +1,4 @@
-"""One audit's engine, behind the methods the estimators call.
+"""One audit's engine, behind the interface the estimators call.
 
 :class:`AuditSession` owns the set-up that :class:`ZeroOneLinearClassifier`
 and :class:`MultiplicityAuditor` share (the pattern problem, the hypothesis
@@ -8,7 +8,6 @@ discrepancy certifiers. Every request takes its :class:`~._scheduling.Deadline`
 explicitly.
 """
 
-import contextlib
 import copy
 import dataclasses
 
@@ -24,10 +23,10 @@ from .._mip import ConstraintContext, encode, realise
 from ..backends import get_backend
 from ._accounts import TimeAccounts
 from ._ambiguity import AmbiguityCertifier
-from ._audit import audit_tolerance, is_settled, per_class_path
 from ._bands import BandReadings
 from ._coefficients import coefficient_ranges
 from ._discrepancy import DiscrepancyCertifier
+from ._interface import SessionInterface
 from ._min_error import solve_min_error
 from ._new_people import flip_new_patterns
 from ._per_class import ClassBudgetCertifier
@@ -35,7 +34,7 @@ from ._solvers import Solvers
 from ._state import AuditState
 
 
-class AuditSession(BandReadings):
+class AuditSession(SessionInterface, BandReadings):
     """The engine of one audit: set-up, then everything certified so far.
 
     Build it with :meth:`from_data`; :meth:`min_error` alone fits the 0-1
@@ -73,8 +72,29 @@ class AuditSession(BandReadings):
     min_error_fit : MinErrorResult or None
         The minimum error of the class, once something asked for it.
 
-    Every request takes a budget: a number (the overall weighted error) or a
-    :class:`~.._core.ClassBudget` (false positives and negatives apart).
+    Notes
+    -----
+    The estimators use this interface only (:mod:`._interface`); the rest
+    serves the engine and its tests. Every request takes a budget, a number
+    (the overall weighted error) or a :class:`~.._core.ClassBudget` (false
+    positives and negatives apart), and every result is a plain record
+    (:mod:`._records`):
+
+    - set-up: :meth:`from_data`, :meth:`min_error` (the 0-1 optimal
+      classifier), :meth:`start`, :meth:`watch_row_groups`,
+      :meth:`baseline_in_class`, :meth:`summary` (a ``SessionSummary``);
+    - requests, each on its account of seconds (:mod:`._accounts`):
+      :meth:`budget` of a tolerance, :meth:`audit` of a tolerance and
+      :meth:`grant` of more time to it, :meth:`min_error_bounds`,
+      :meth:`path` (``PathStep`` per tolerance), :meth:`weight_ranges`
+      (``WeightRange`` per weight) and :meth:`ambiguous_people` (per person);
+    - readings, at no solver time: :meth:`reading` (a ``Reading``: both
+      measures and the discrepancy model), :meth:`group_readings`,
+      :meth:`evidence` (per training row), :meth:`competitor` of a training
+      row, :meth:`snapshot` (a running audit's progress) and :meth:`mip_log`.
+
+    Models come back as ``FoundModel`` records, coefficients on the audited
+    features.
     """
 
     def __init__(
@@ -429,35 +449,3 @@ class AuditSession(BandReadings):
             Pattern weights of every group, by label.
         """
         self.groups = dict(group_weights)
-
-    def audit(self, budget, limit, per_mip=None, *, watching=contextlib.nullcontext):
-        """Run, or continue, the audit of the tolerance of ``budget``.
-
-        It spends at most what the tolerance's account has left of ``limit``
-        seconds (``None``: no limit), and nothing when the state already
-        settles it (:func:`~._audit.is_settled`); ``watching()`` is the
-        context of a run (a progress bar). A run that leaves it open closes
-        the account until :meth:`grant`.
-        """
-
-        def work(deadline):
-            if not deadline.expired():
-                with watching():
-                    audit_tolerance(self, budget, deadline)
-
-        self.accounts.spend(
-            ("tolerance", budget),
-            limit,
-            per_mip,
-            work,
-            settled=lambda: is_settled(self, budget),
-        )
-
-    def per_class_path(self, budgets, deadline):
-        """Both measures along growing per-class ``budgets`` (see
-        :func:`~._audit.per_class_path`)."""
-        return per_class_path(self, budgets, deadline)
-
-    def grant(self, budget, seconds, limit):
-        """Let the audit of ``budget`` spend ``seconds`` more (``refine``)."""
-        self.accounts.grant(("tolerance", budget), seconds, limit)
