@@ -79,7 +79,10 @@ class ClassBudgetCertifier:
                 maybe &= ~proven
         return maybe | self.flippable(budget)
 
-    def undetermined(self, budget):
+    def undetermined(self, budget, exact=False):
+        """Patterns whose ambiguity at ``budget`` is open (``exact``, each
+        pattern's fewest flip errors, is a question of scalar budgets)."""
+        _scalar_only(exact)
         return np.flatnonzero(self.maybe_flippable(budget) & ~self.flippable(budget))
 
     def fewest_flip_errors(self, budget):
@@ -162,7 +165,7 @@ class ClassBudgetCertifier:
             if fitted is not None:
                 state.add_model(verify(state.enc, *fitted, source="threshold shift"))
 
-    def certify(self, budget, deadline=None, progress=None):
+    def certify(self, budget, deadline=None, progress=None, *, exact=False):
         """Settle every pattern at ``budget``; the undecided ones.
 
         One flip MIP (one error row per class) per undecided pattern,
@@ -170,6 +173,7 @@ class ClassBudgetCertifier:
         overall error): each witness's direction then flips others by
         threshold shifts before the next pattern is chosen.
         """
+        _scalar_only(exact)
         deadline = deadline or Deadline(None)
         state = self.state
         if deadline.expired():
@@ -265,6 +269,14 @@ class ClassBudgetCertifier:
         out = DiscrepancyResult(Bounds(lower / total, upper / total), best)
         self.discrepancies[(budget, key)] = out
         return out
+
+
+def _scalar_only(exact):
+    if exact:
+        raise ValueError(
+            "exact flips (each pattern's fewest errors) are certified at scalar "
+            "budgets only"
+        )
 
 
 def _dominates(larger, budget):

@@ -30,6 +30,7 @@ from ._interface import SessionInterface
 from ._min_error import solve_min_error
 from ._new_people import flip_new_patterns
 from ._per_class import ClassBudgetCertifier
+from ._scalar import ScalarBudgetCertifier
 from ._solvers import Solvers
 from ._state import AuditState
 
@@ -120,6 +121,7 @@ class AuditSession(SessionInterface, BandReadings):
         self.ambiguity = None
         self.discrepancy = None
         self.per_class = None
+        self.scalar = None
         self.accounts = TimeAccounts()
         self.groups = {}
         self.min_error_fit = None
@@ -260,6 +262,9 @@ class AuditSession(SessionInterface, BandReadings):
             self.state, self.solvers, self.ambiguity
         )
         self.per_class = ClassBudgetCertifier(self.state, self.solvers, self.ambiguity)
+        self.scalar = ScalarBudgetCertifier(
+            self.state, self.ambiguity, self.discrepancy
+        )
         self.state.add_model(self._in_class(coef, intercept))
         if not self.baseline_in_class() and not self.hypothesis.integer:
             # Scaled into the class, a baseline may put a person within the
@@ -329,33 +334,28 @@ class AuditSession(SessionInterface, BandReadings):
         """Every solve so far (a list of :class:`MIPLogEntry`)."""
         return self.state.log
 
+    def certifier(self, budget):
+        """The certifier of ``budget``'s kind: per class for a
+        :class:`~.._core.ClassBudget`, else scalar. Both answer the same
+        questions by the same methods."""
+        return self.per_class if isinstance(budget, ClassBudget) else self.scalar
+
     def certify_ambiguity(self, budget, deadline, *, exact=False, progress=None):
         """Settle the patterns at ``budget``; see :meth:`AmbiguityCertifier.certify`."""
-        if isinstance(budget, ClassBudget):
-            return self.per_class.certify(budget, deadline, progress)
-        return self.ambiguity.certify(
-            budget, exact=exact, deadline=deadline, progress=progress
-        )
+        return self.certifier(budget).certify(budget, deadline, progress, exact=exact)
 
     def n_undetermined(self, budget, exact=False):
         """Patterns whose ambiguity at ``budget`` is not certified yet."""
-        if isinstance(budget, ClassBudget):
-            return self.per_class.undetermined(budget).size
-        return self.state.undetermined(budget, exact).size
+        return self.certifier(budget).undetermined(budget, exact).size
 
     def ambiguity_bounds(self, budget, weights=None):
         """Certified bounds on the weighted share of flippable patterns."""
-        if isinstance(budget, ClassBudget):
-            return self.per_class.ambiguity_bounds(budget, weights)
-        return self.state.ambiguity_bounds(budget, weights)
+        return self.certifier(budget).ambiguity_bounds(budget, weights)
 
     def discrepancy_bounds(self, budget, *, weights=None, key="all", deadline=None):
         """Certified discrepancy at ``budget`` (a :class:`DiscrepancyResult`),
         tightened by the relations with ambiguity (:meth:`related`)."""
-        certifier = (
-            self.per_class if isinstance(budget, ClassBudget) else self.discrepancy
-        )
-        result = certifier.discrepancy(
+        result = self.certifier(budget).discrepancy(
             budget, weights=weights, key=key, deadline=deadline
         )
         _, bounds = self.related(budget, result.bounds, weights)
@@ -364,31 +364,19 @@ class AuditSession(SessionInterface, BandReadings):
     def flip_evidence(self, budget):
         """Per pattern: baseline prediction, certified flippable, not proven
         unflippable, and the fewest errors of a known model flipping it."""
-        state = self.state
-        if isinstance(budget, ClassBudget):
-            per_class = self.per_class
-            return (
-                state.baseline.copy(),
-                per_class.flippable(budget),
-                per_class.maybe_flippable(budget),
-                per_class.fewest_flip_errors(budget),
-            )
+        certifier = self.certifier(budget)
         return (
-            state.baseline.copy(),
-            state.flippable(budget),
-            state.maybe_flippable(budget),
-            state.flip_upper.copy(),
+            self.state.baseline.copy(),
+            certifier.flippable(budget),
+            certifier.maybe_flippable(budget),
+            certifier.fewest_flip_errors(budget),
         )
 
     def competing_model(self, pattern, budget):
         """A verified model within ``budget`` flipping ``pattern``, or None."""
         if pattern < 0:
             return None
-        if isinstance(budget, ClassBudget):
-            return self.per_class.witness(pattern, budget)
-        if not self.state.flippable(budget)[pattern]:
-            return None
-        return self.state.witness_of(pattern)
+        return self.certifier(budget).witness(pattern, budget)
 
     def coefficient_ranges(self, budget, deadline):
         """Certified ends of every canonical weight over the level set.
@@ -408,9 +396,7 @@ class AuditSession(SessionInterface, BandReadings):
 
     def maybe_flippable(self, budget):
         """Mask of the patterns not proven unflippable within ``budget``."""
-        if isinstance(budget, ClassBudget):
-            return self.per_class.maybe_flippable(budget)
-        return self.state.maybe_flippable(budget)
+        return self.certifier(budget).maybe_flippable(budget)
 
     def pattern_weights(self, rows, row_weight):
         """Weight of every pattern counting only the training ``rows`` (a mask)."""
