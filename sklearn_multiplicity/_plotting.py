@@ -34,7 +34,7 @@ def check_matplotlib_support(caller):
         ) from exc
 
 
-def _style(defaults, kwargs, artist):
+def styled(defaults, kwargs, artist):
     """``defaults`` updated with the user's matplotlib ``kwargs``.
 
     Aliases (``c``, ``ls``, ``lw``, ``fc``, ...) are normalised to their full
@@ -63,7 +63,7 @@ def _percent_axes(ax, largest):
     ax.set_ylim(-0.02 * top, 1.08 * top)
 
 
-def _axes(ax):
+def axes_for(ax):
     import matplotlib.pyplot as plt
 
     if ax is None:
@@ -207,13 +207,13 @@ class MultiplicityPathDisplay:
         check_matplotlib_support(f"{type(self).__name__}.plot")
         from matplotlib.lines import Line2D
 
-        ax = _axes(ax)
+        ax = axes_for(ax)
         eps = self.path["epsilon"].to_numpy(dtype=float)
         self.lines_, self.bands_ = {}, {}
         for name, color in COLORS.items():
             lower = self.path[f"{name}_lower"].to_numpy(dtype=float)
             upper = self.path[f"{name}_upper"].to_numpy(dtype=float)
-            style = _style(
+            style = styled(
                 {
                     "color": color,
                     "drawstyle": "steps-post",
@@ -267,7 +267,7 @@ class MultiplicityPathDisplay:
 
         eps = self.sampling_path["epsilon"].to_numpy(dtype=float)
         for name, color in COLORS.items():
-            style = _style(
+            style = styled(
                 {
                     "color": color,
                     "linestyle": "--",
@@ -399,13 +399,13 @@ class GroupAmbiguityDisplay:
         check_matplotlib_support(f"{type(self).__name__}.plot")
         from matplotlib.patches import Rectangle
 
-        ax = _axes(ax)
+        ax = axes_for(ax)
         frame = self.by_group
         labels = [str(g) for g in frame.index]
         x = np.arange(len(labels))
         lower = frame["ambiguity_lower"].to_numpy(dtype=float)
         upper = frame["ambiguity_upper"].to_numpy(dtype=float)
-        style = _style({"color": COLORS["ambiguity"]}, kwargs, Rectangle)
+        style = styled({"color": COLORS["ambiguity"]}, kwargs, Rectangle)
         self.bars_ = ax.bar(x, frame["ambiguity"].to_numpy(dtype=float), **style)
         gap = ~certified(lower, upper)
         self.errorbar_ = None

@@ -11,7 +11,7 @@ from .._mip import realise
 from ._offset_models import offset_flip_models
 
 
-def _running_argmin(values):
+def running_argmin(values):
     """Index of the first minimum of ``values[: i + 1]``, for every ``i``."""
     best_so_far = np.minimum.accumulate(values)
     new_best = np.ones(values.size, dtype=bool)
@@ -50,7 +50,7 @@ def _with_gap(errors, sorted_scores, min_gap):
     return errors
 
 
-def _direction_cuts(enc, w, min_gap, *, scale=False):
+def direction_cuts(enc, w, min_gap, *, scale=False):
     """The thresholds of direction ``w`` that the class admits.
 
     ``w`` is first repaired to meet the constraints on weights, and scaled
@@ -80,7 +80,7 @@ def _direction_cuts(enc, w, min_gap, *, scale=False):
     return w, s, order, sorted_s, errors, thresholds
 
 
-def _class_gap(enc):
+def class_gap(enc):
     """Smallest score gap a threshold needs to keep the class's margin.
 
     Twice the margin, with the slack that ``fit_model``'s membership test
@@ -115,7 +115,7 @@ def best_thresholds(enc, directions, *, source="threshold"):
     _, _, b_lo, b_hi = enc.hypothesis.weight_bounds(enc.problem)
     models = []
     for w in directions:
-        cuts = _direction_cuts(enc, w, _class_gap(enc), scale=True)
+        cuts = direction_cuts(enc, w, class_gap(enc), scale=True)
         if cuts is None:
             continue
         w, _, _, _, errors, thresholds = cuts
@@ -159,13 +159,13 @@ def threshold_flips(enc, directions, baseline, candidates, *, min_gap=0.0):
     models = [None] * candidates.size
     to_negative = baseline[candidates]
     for w in directions:
-        cuts = _direction_cuts(enc, w, min_gap)
+        cuts = direction_cuts(enc, w, min_gap)
         if cuts is None:
             continue
         w, s, _, sorted_s, errors, thresholds = cuts
         k = s.size
-        best_up_to = _running_argmin(errors)  # best cut at or below i
-        best_from = k - _running_argmin(errors[::-1])[::-1]  # at or above i
+        best_up_to = running_argmin(errors)  # best cut at or below i
+        best_from = k - running_argmin(errors[::-1])[::-1]  # at or above i
         rank_low = np.searchsorted(sorted_s, s[candidates], side="left")
         rank_high = np.searchsorted(sorted_s, s[candidates], side="right")
         chosen = np.where(to_negative, best_from[rank_high], best_up_to[rank_low])
@@ -189,7 +189,7 @@ def heuristic_flip_models(enc, directions, baseline, candidates, budget):
         return []
     offset_models = offset_flip_models(enc, directions, baseline, candidates, budget)
     errors, models = threshold_flips(
-        enc, directions, baseline, candidates, min_gap=_class_gap(enc)
+        enc, directions, baseline, candidates, min_gap=class_gap(enc)
     )
     found = []
     seen = set()
@@ -343,7 +343,7 @@ def disagreement_models(
     list of CanonicalModel
         Verified models within ``budget``.
     """
-    min_gap = _class_gap(enc)
+    min_gap = class_gap(enc)
     k = enc.n_train
     X = enc.X[:k]
     pos, neg = enc.problem.positive_weight, enc.problem.negative_weight

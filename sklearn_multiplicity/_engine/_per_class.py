@@ -24,11 +24,11 @@ from .._core import TOLERANCE, Bounds, Status, overall_error, verify
 from ._descent import flip_patterns
 from ._discrepancy_requests import DiscrepancyResult, disagreement_mip
 from ._heuristics import (
-    _class_gap,
-    _direction_cuts,
-    _running_argmin,
+    class_gap,
+    direction_cuts,
     distinct_directions,
     pulled_directions,
+    running_argmin,
 )
 from ._plans import Schedule, plan_of
 from ._scheduling import Deadline, Job
@@ -303,12 +303,12 @@ def class_threshold_flips(enc, directions, baseline, candidates, budget):
         Distinct models (unverified) flipping at least one candidate.
     """
     pos, neg = enc.problem.positive_weight, enc.problem.negative_weight
-    min_gap = _class_gap(enc)
+    min_gap = class_gap(enc)
     candidates = np.asarray(candidates, dtype=np.int64)
     found = {}
     to_negative = baseline[candidates]
     for w in directions:
-        cuts = _direction_cuts(enc, w, min_gap)
+        cuts = direction_cuts(enc, w, min_gap)
         if cuts is None:
             continue
         w, s, order, sorted_s, errors, thresholds = cuts
@@ -317,8 +317,8 @@ def class_threshold_flips(enc, directions, baseline, candidates, budget):
         within = budget.admits(false_positives, false_negatives)
         errors = np.where(within, errors, np.inf)
         k = s.size
-        best_up_to = _running_argmin(errors)
-        best_from = k - _running_argmin(errors[::-1])[::-1]
+        best_up_to = running_argmin(errors)
+        best_from = k - running_argmin(errors[::-1])[::-1]
         rank_low = np.searchsorted(sorted_s, s[candidates], side="left")
         rank_high = np.searchsorted(sorted_s, s[candidates], side="right")
         chosen = np.where(to_negative, best_from[rank_high], best_up_to[rank_low])

@@ -30,7 +30,7 @@ MAX_FIXED_POINT = 60
 FIXED_POINT_RTOL = 1e-4
 
 
-def _psi_below(R):
+def psi_below(R):
     """``(exp(-R) + R - 1) / R^2``: the lower curvature factor (1/2 at 0)."""
     R = np.asarray(R, dtype=float)
     small = R < 1e-3
@@ -83,12 +83,12 @@ class Ellipsoid:
         return self.center + np.sqrt(self.radius2) * Qc / norm
 
 
-def _curvature(objective, theta_c):
+def logistic_curvature(objective, theta_c):
     m = objective.Xs @ theta_c
     return expit(m) * expit(-m)
 
 
-def _quadratic(objective, weights):
+def quadratic_form(objective, weights):
     """``X' diag(weights) X + diag(penalty)``."""
     X = objective.X
     Q = (X * weights[:, None]).T @ X
@@ -105,12 +105,12 @@ def inner_ellipsoid(objective, theta_c, g, delta, R_outer=None):
     ellipsoid stays in that region.
     """
     a = objective.a
-    safe = Ellipsoid.of(theta_c, g, _quadratic(objective, a / 4), delta)
+    safe = Ellipsoid.of(theta_c, g, quadratic_form(objective, a / 4), delta)
     if R_outer is None:
         return safe
-    phi2 = _curvature(objective, theta_c)
+    phi2 = logistic_curvature(objective, theta_c)
     local = np.minimum(2 * phi2 * _psi_above(R_outer), 0.25)
-    tight = Ellipsoid.of(theta_c, g, _quadratic(objective, a * local), delta)
+    tight = Ellipsoid.of(theta_c, g, quadratic_form(objective, a * local), delta)
     mid, half = tight.extents(objective.X)
     reach = np.abs(mid - objective.X @ theta_c) + half
     return tight if np.all(reach <= R_outer) else safe
@@ -120,11 +120,11 @@ def outer_ellipsoid(objective, theta_c, g, delta):
     """An ellipsoid holding the level set, and the margin bounds ``R`` that
     certify it (the self-concordant fixed point of the module docstring)."""
     a, X = objective.a, objective.X
-    phi2 = _curvature(objective, theta_c)
+    phi2 = logistic_curvature(objective, theta_c)
     base = X @ theta_c
 
     def ellipsoid(R):
-        Q = _quadratic(objective, 2 * a * phi2 * _psi_below(R))
+        Q = quadratic_form(objective, 2 * a * phi2 * psi_below(R))
         return Ellipsoid.of(theta_c, g, Q, delta)
 
     def reach(ell):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._plotting import _axes, _style, check_matplotlib_support
+from .._plotting import axes_for, check_matplotlib_support, styled
 
 
 class ViablePredictionRangeDisplay:
@@ -116,13 +116,13 @@ class ViablePredictionRangeDisplay:
         check_matplotlib_support(f"{type(self).__name__}.plot")
         from matplotlib.collections import PolyCollection
 
-        ax = _axes(ax)
+        ax = axes_for(ax)
         order = np.argsort(self.ranges["baseline"].to_numpy(dtype=float), kind="stable")
         rank = np.arange(order.size)
         lower = self.ranges["lower"].to_numpy(dtype=float)[order]
         upper = self.ranges["upper"].to_numpy(dtype=float)[order]
         baseline = self.ranges["baseline"].to_numpy(dtype=float)[order]
-        style = _style(
+        style = styled(
             {"color": "C0", "alpha": 0.3, "linewidth": 0, "label": "viable range"},
             kwargs,
             PolyCollection,

@@ -32,7 +32,7 @@ MAX_ITER = 200
 BATCH = 64
 
 
-def _slack(level):
+def level_slack(level):
     """Rounding margin of every comparison with the level ``L``."""
     return 1e-11 * (1.0 + abs(level))
 
@@ -102,7 +102,7 @@ def _solve_batch(
     p, K = C.shape
     lower, upper = lower.astype(float).copy(), upper.astype(float).copy()
     found = np.full((p, K), np.nan)
-    slack = _slack(level)
+    slack = level_slack(level)
     delta = level - F_c
     outer = objective.outer_products()
     _, _, h = objective.derivatives(theta_c[:, None])

@@ -31,8 +31,8 @@ Ends the walk leaves open keep their brackets for the exact solver.
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
-from ._bounds import _curvature, _psi_below, _quadratic
-from ._solver import _slack, in_batches, prob_gap
+from ._bounds import logistic_curvature, psi_below, quadratic_form
+from ._solver import in_batches, level_slack, prob_gap
 
 #: Rounds of the walk per end.
 MAX_ROUNDS = 8
@@ -60,14 +60,14 @@ class BoundaryWalk:
     def __init__(self, objective, theta_c, level, R):
         self.objective, self.theta_c = objective, theta_c
         self.level = level
-        self.slack = _slack(level)
+        self.slack = level_slack(level)
         F, g, h = objective.derivatives(theta_c[:, None])
         self.value_c, self.grad_c = float(F[0]), g[:, 0]
         try:
             self.steer_factor = cho_factor(objective.hessians(h)[0], lower=True)
-            floor = 2 * objective.a * _curvature(objective, theta_c)
-            floor *= np.exp(-R) * _psi_below(2 * R)
-            self.lower_factor = cho_factor(_quadratic(objective, floor), lower=True)
+            floor = 2 * objective.a * logistic_curvature(objective, theta_c)
+            floor *= np.exp(-R) * psi_below(2 * R)
+            self.lower_factor = cho_factor(quadratic_form(objective, floor), lower=True)
         except (LinAlgError, ValueError):  # singular curvature: no walk
             self.steer_factor = self.lower_factor = None
 
