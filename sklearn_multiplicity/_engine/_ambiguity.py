@@ -293,7 +293,9 @@ class AmbiguityCertifier:
         )
         # At least one pattern of the chunk flipped: c @ x + offset >= 1.
         mip = mip.with_rows(
-            mip.objective.reshape(1, -1), [1.0 - mip.objective_offset], [np.inf]
+            mip.objective.reshape(1, -1),
+            [1.0 / mip.objective_unit - mip.objective_offset],
+            [np.inf],
         )
         return self.solvers.small(mip, deadline=deadline)[0]
 

@@ -227,7 +227,9 @@ def pulled_directions(enc, baseline, candidates, *, C=0.01, pull=0.02, deadline=
     k = X.shape[0]
     both = np.vstack([X, X])
     labels = np.concatenate([np.ones(k), np.zeros(k)])
+    # In the solvers' unit, so that repeated data gives the same fits.
     weights = np.concatenate([prob.positive_weight, prob.negative_weight])
+    weights = weights / prob.weight_unit
     extra = pull * weights.sum()
     directions = []
     for u in candidates:

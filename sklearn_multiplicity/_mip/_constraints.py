@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .._core import TOLERANCE
+from .._core import TOLERANCE, weight_unit
 
 
 @dataclass
@@ -318,7 +318,11 @@ class RateGapRows(ConstraintRows):
         return np.where(gap <= self.max_gap + TOLERANCE, 0.0, gap - self.max_gap)
 
     def rows(self, layout, aux_offset):
-        totals = self.share.sum(axis=1)
+        share = self.share
+        if self.integral:
+            # In the weights' unit, so that repeated data give the same rows.
+            share = share / weight_unit(share)
+        totals = share.sum(axis=1)
         pairs = [(g, h) for g in range(len(totals)) for h in range(g + 1, len(totals))]
         if not pairs:
             return None
@@ -326,10 +330,10 @@ class RateGapRows(ConstraintRows):
         for g, h in pairs:
             if self.integral:
                 # N_h n_g . z - N_g n_h . z, whole when the weights are.
-                row = totals[h] * self.share[g] - totals[g] * self.share[h]
+                row = totals[h] * share[g] - totals[g] * share[h]
                 bound = np.floor(self.max_gap * totals[g] * totals[h] + TOLERANCE)
             else:
-                row = self.share[g] / totals[g] - self.share[h] / totals[h]
+                row = share[g] / totals[g] - share[h] / totals[h]
                 bound = self.max_gap + TOLERANCE
             coefficients.append(row)
             bounds.append(bound)

@@ -12,13 +12,24 @@ so ``z`` is exactly the dichotomy of a model of the class. Every formulation
 (:mod:`._formulations`) starts from these rows. Constraints on the class
 (:mod:`._constraints`) tighten the weight box, put variables of their own
 after ``z`` and add their rows after the affine-identity rows.
+
+Weights reach a solver in units of the problem's
+:attr:`~.._core.PatternProblem.weight_unit` (:attr:`Encoding.unit`): the
+error objective, the budget rows and the flags of integral objectives all
+read :attr:`Encoding.positive_weight` and :attr:`Encoding.negative_weight`
+and :meth:`Encoding.budget_in_units`, so repeating the data changes no
+solver input. Each MIP records its unit (:attr:`~._program.MIP.objective_unit`)
+and every value or bound read back is multiplied by it.
 """
 
+import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._core import TOLERANCE, error_ceiling
 from ._constraints import Layout
 from ._cuts import affine_identities, identity_rows
 from ._program import MIP
@@ -72,14 +83,42 @@ class Encoding:
     def z_slice(self):
         return slice(self.z_offset, self.z_offset + self.X.shape[0])
 
+    # -- weights in the unit of the solvers ---------------------------------
+    @cached_property
+    def unit(self):
+        """The weight that every MIP on the encoding counts as one."""
+        return self.problem.weight_unit
+
+    @cached_property
+    def positive_weight(self):
+        """Positive weight of every training pattern, in :attr:`unit`."""
+        return self.problem.positive_weight / self.unit
+
+    @cached_property
+    def negative_weight(self):
+        """Negative weight of every training pattern, in :attr:`unit`."""
+        return self.problem.negative_weight / self.unit
+
+    def budget_in_units(self, budget):
+        """The largest error within ``budget`` (a weight), in :attr:`unit`.
+
+        With integral weights every error is a whole number of units, so the
+        ceiling is rounded down to one: ``budget`` and ``k`` times the data's
+        with ``k`` times ``budget`` give the same row.
+        """
+        problem = self.problem
+        integral = problem.weights_are_integral
+        ceiling = error_ceiling(budget, problem.total_weight, integral) / self.unit
+        return float(math.floor(ceiling + TOLERANCE)) if integral else ceiling
+
     def error_objective(self):
-        """Objective vector and offset of the weighted training error."""
+        """Objective vector and offset of the weighted training error, in
+        :attr:`unit`."""
         c = np.zeros(self.n_vars)
-        prob = self.problem
         c[self.z_offset : self.z_offset + self.n_train] = (
-            prob.negative_weight - prob.positive_weight
+            self.negative_weight - self.positive_weight
         )
-        return c, float(prob.positive_weight.sum())
+        return c, float(self.positive_weight.sum())
 
     def decode(self, x):
         """``(w, b, z)`` of a MIP solution vector."""
@@ -114,7 +153,10 @@ class Encoding:
         var_upper=None,
         extra_rows=None,
         branching_priority=None,
+        unit=1.0,
     ):
+        """The :class:`~._program.MIP` of ``objective`` on the shared rows
+        (plus ``extra_rows``), whose objective counts in ``unit``."""
         A, lo, hi = self.A, self.row_lower, self.row_upper
         if extra_rows is not None:
             rows_A, rows_lo, rows_hi = extra_rows
@@ -132,6 +174,7 @@ class Encoding:
             maximize=maximize,
             objective_offset=offset,
             objective_is_integral=integral,
+            objective_unit=unit,
             hint=hint,
             branching_priority=branching_priority,
             name=name,

@@ -18,7 +18,10 @@ model of the hypothesis class. Formulations:
 
 An error budget is a number (the overall weighted error) or a
 :class:`~.._core.ClassBudget` (false positives and false negatives, one row
-each).
+each). Weights and budgets enter every MIP in the encoding's unit
+(:attr:`~._encoding.Encoding.unit`), disagreement weights in their own
+(:func:`~.._core.weight_unit`); the MIP records the unit of its
+objective, and results come back in weights.
 """
 
 import copy
@@ -27,7 +30,7 @@ import dataclasses
 import numpy as np
 import scipy.sparse as sp
 
-from .._core import TOLERANCE, ClassBudget, error_ceiling
+from .._core import TOLERANCE, ClassBudget, weight_unit
 
 
 def _error_row(enc):
@@ -37,21 +40,20 @@ def _error_row(enc):
 
 def _budget_rows(enc, budget):
     """``error(z) <= budget`` as one row (rounded down for integral weights);
-    for a :class:`ClassBudget`, false positives and false negatives a row each."""
-    problem = enc.problem
-    total, integral = problem.total_weight, problem.weights_are_integral
+    for a :class:`ClassBudget`, false positives and false negatives a row each.
+    In the encoding's unit."""
     if isinstance(budget, ClassBudget):
         z = enc.z_slice()
         rows = np.zeros((2, enc.n_vars))
         train = slice(z.start, z.start + enc.n_train)
-        rows[0, train] = problem.negative_weight  # false positives: sum neg z
-        rows[1, train] = -problem.positive_weight  # false negatives: pos (1 - z)
-        fp = error_ceiling(budget.false_positives, total, integral)
-        fn = error_ceiling(budget.false_negatives, total, integral)
-        upper = np.array([fp, fn - problem.positive_weight.sum()])
+        rows[0, train] = enc.negative_weight  # false positives: sum neg z
+        rows[1, train] = -enc.positive_weight  # false negatives: pos (1 - z)
+        fp = enc.budget_in_units(budget.false_positives)
+        fn = enc.budget_in_units(budget.false_negatives)
+        upper = np.array([fp, fn - enc.positive_weight.sum()])
         return sp.csr_matrix(rows), np.full(2, -np.inf), upper
     row, offset = _error_row(enc)
-    ceiling = error_ceiling(budget, total, integral)
+    ceiling = enc.budget_in_units(budget)
     return row, np.array([-np.inf]), np.array([ceiling - offset])
 
 
@@ -91,6 +93,7 @@ def min_error(enc, *, hint=None):
         name="min_error",
         kind="min_error",
         hint=hint,
+        unit=enc.unit,
     )
 
 
@@ -144,6 +147,7 @@ def score_flip(enc, x, *, positive, budget):
         integral=enc.problem.weights_are_integral,
         name=f"score_flip[new person {'>=' if positive else '<='} 0]",
         kind="flip",
+        unit=enc.unit,
         extra_rows=(
             sp.vstack([budget_A, sp.csr_matrix(row)], format="csr"),
             np.concatenate([budget_lo, [lower]]),
@@ -171,6 +175,7 @@ def _fewest_errors_with_bound(enc, column, *, lower, upper, budget, hint, name):
         var_lower=var_lower,
         var_upper=var_upper,
         extra_rows=None if budget is None else _budget_rows(enc, budget),
+        unit=enc.unit,
     )
 
 
@@ -195,6 +200,9 @@ def max_disagreement(
     weights : ndarray or None
         Weight of disagreeing on each pattern; defaults to the training weight
         (restrict it to a group, or to uncertified patterns, by zeroing others).
+        The objective counts in their :func:`~.._core.weight_unit`:
+        whole weights in their greatest common divisor (0/1 weights as they
+        are), others in the smallest positive one.
     heaviest_first : bool
         Give the MIP branching priorities by ``weights``
         (:meth:`Encoding.heaviest_first`).
@@ -204,11 +212,13 @@ def max_disagreement(
         weights = np.zeros(enc.X.shape[0])
         weights[: enc.n_train] = enc.problem.pattern_weight
     weights = np.asarray(weights, dtype=float)
+    unit = weight_unit(weights)
+    in_units = weights / unit
     c = np.zeros(enc.n_vars)
     # |z - z0| is z where z0 = 0 and 1 - z where z0 = 1.
-    c[enc.z_slice()] = np.where(baseline, -weights, weights)
-    offset = float(weights[baseline].sum())
-    integral = bool(np.all(np.abs(weights - np.round(weights)) < TOLERANCE))
+    c[enc.z_slice()] = np.where(baseline, -in_units, in_units)
+    offset = float(in_units[baseline].sum())
+    integral = bool(np.all(np.abs(in_units - np.round(in_units)) < TOLERANCE))
     # Deciding the heaviest patterns first closes the gap between the LP bound
     # and the incumbent far sooner than SCIP's default choice (2.3 times less
     # solver time over six COMPAS budgets; see benchmarks/README.rst).
@@ -222,6 +232,7 @@ def max_disagreement(
         hint=hint,
         extra_rows=_budget_rows(enc, budget),
         branching_priority=enc.heaviest_first(weights) if heaviest_first else None,
+        unit=unit,
     )
 
 

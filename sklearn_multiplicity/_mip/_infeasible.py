@@ -192,5 +192,7 @@ def error_lower_bound(enc, *, time_limit=None):
         enc, labels, np.flatnonzero(costs > 0), time_limit=time_limit
     )
     left = None if time_limit is None else time_limit - (time.perf_counter() - start)
-    bound = enc.problem.unavoidable_errors + hitting_bound(subsets, costs, left)
+    # The LP counts in the encoding's unit, as the MIPs do.
+    packing = enc.unit * hitting_bound(subsets, costs / enc.unit, left)
+    bound = enc.problem.unavoidable_errors + packing
     return bound, subsets, labels

@@ -38,6 +38,12 @@ class MIP:
     objective_is_integral : bool
         True when every feasible solution has an integral objective value, so
         that a fractional dual bound may be rounded to a whole number.
+    objective_unit : float
+        What one unit of the objective weighs: formulations divide weights by
+        a common unit (:func:`~.._core.weight_unit`) so that solvers
+        see the same numbers however often the data repeat. Backends and LP
+        relaxations report objective values and bounds multiplied by it, in
+        weights.
     hint : ndarray of shape (n_vars,) or None
         Starting solution; ``nan`` entries are left to the solver.
     branching_priority : ndarray of int, shape (n_vars,) or None
@@ -61,6 +67,7 @@ class MIP:
     maximize: bool = False
     objective_offset: float = 0.0
     objective_is_integral: bool = False
+    objective_unit: float = 1.0
     hint: np.ndarray | None = None
     branching_priority: np.ndarray | None = None
     name: str = "mip"
@@ -81,6 +88,11 @@ class MIP:
                 raise ValueError(f"{attr} has shape {value.shape}, expected ({size},)")
             setattr(self, attr, value)
         self.is_integer = np.asarray(self.is_integer, dtype=bool)
+        self.objective_unit = float(self.objective_unit)
+        if not self.objective_unit > 0:
+            raise ValueError(
+                f"objective_unit must be positive, got {self.objective_unit}"
+            )
         if self.hint is not None:
             self.hint = np.asarray(self.hint, dtype=float)
         if self.branching_priority is not None:
@@ -103,7 +115,8 @@ class MIP:
         return self.A.shape[0]
 
     def evaluate(self, x):
-        """Objective value of ``x``."""
+        """Objective value of ``x``, in :attr:`objective_unit` (as solvers
+        report it)."""
         return float(self.objective @ x + self.objective_offset)
 
     def max_violation(self, x):

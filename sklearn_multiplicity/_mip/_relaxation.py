@@ -52,7 +52,8 @@ class Relaxation:
     ----------
     bound : float
         Certified bound on the MIP's optimum (lower when minimising, upper
-        when maximising), shaded by a relative 1e-6 towards the safe side;
+        when maximising), in weights (the LP's value times the MIP's
+        ``objective_unit``), shaded by a relative 1e-6 towards the safe side;
         ``+-inf`` when the LP is infeasible (so is the MIP) and the trivial
         ``-+inf`` when the LP solver failed (nothing proven).
     x : ndarray or None
@@ -171,7 +172,7 @@ class IdentitySeparator:
                 break
             A, b = self._with_rows(A, b, more)
             active = np.union1d(active, more)
-        return Relaxation(value, x, active)
+        return Relaxation(mip.objective_unit * value, x, active)
 
     def flip_bound(self, pattern, label, *, time_limit=None):
         """Certified lower bound on the fewest errors with ``pattern -> label``."""

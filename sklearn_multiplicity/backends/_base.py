@@ -92,6 +92,8 @@ class Backend:
         raise NotImplementedError
 
     def _checked(self, mip, result):
+        # ``_solve`` reports in the MIP's objective unit: every check is made
+        # in it, then values and bounds are converted to weights.
         if result.x is not None:
             x = np.asarray(result.x, dtype=float).copy()
             x[mip.is_integer] = np.round(x[mip.is_integer])
@@ -119,6 +121,8 @@ class Backend:
             gap = abs(result.objective - result.bound)
             if gap > 1e-6 * max(1.0, abs(result.objective)):
                 result.status = Status.FEASIBLE
+        result.objective = mip.objective_unit * float(result.objective)
+        result.bound = mip.objective_unit * float(result.bound)
         return result
 
 
