@@ -21,9 +21,15 @@ from ._classifier import SOLVER_CONSTRAINTS, ZeroOneLinearClassifier
 from ._core._validation import check_binary_target, check_tolerance, check_weights
 from ._docstrings import documented
 from ._engine import STRATEGIES
-from ._opening import baseline_and_session, check_groups, linear_predictions
+from ._opening import (
+    baseline_and_session,
+    check_groups,
+    linear_predictions,
+    record_summary,
+    value_or_lower_bound,
+)
 from ._progress import audit_progress
-from ._warnings import constant_class, warn_if_constant, warn_if_outside_class
+from ._warnings import warn_if_constant, warn_if_outside_class
 
 
 class MultiplicityAuditor(
@@ -127,6 +133,14 @@ class MultiplicityAuditor(
         (``fit`` warns, with ``min_error_bounds_``).
     n_patterns_ : int
         Distinct training patterns in the audit space.
+    assessment_ : Assessment
+        What the audit can be expected to certify within
+        ``total_time_limit``, judged before any MIP runs: ``regime``
+        (``"exact"``, ``"bands"`` or ``"lower-bounds"``), ``reasons`` (with
+        their numbers) and ``routes`` (what would answer otherwise: a coarser
+        encoding, a sample of rows, :class:`ProbabilisticAuditor`, more
+        time); ``as_dict()`` and ``text()``. ``fit`` warns with it
+        (:class:`ProblemSizeWarning`) unless the regime is exact.
     n_identities_ : int
         Affine-identity inequalities of the encoding.
     hypothesis_class_ : str
@@ -250,7 +264,7 @@ class MultiplicityAuditor(
         weight = check_weights(sample_weight, X_checked)
         self.groups_ = check_groups(groups, len(y))
         unit_weight = None if sample_weight is None else weight
-        baseline, session, min_error = baseline_and_session(
+        baseline, session, min_error, self.assessment_ = baseline_and_session(
             self, X, y, y01, weight, unit_weight
         )
         self.estimator_, self._fitted_baseline = baseline.estimator, baseline
@@ -262,15 +276,7 @@ class MultiplicityAuditor(
         # Per-person tables of the training rows keep the caller's row labels.
         self._row_index = X.index if isinstance(X, pd.DataFrame) else None
         summary = session.summary()
-        self.baseline_errors_ = summary.baseline_errors
-        self.baseline_error_ = self.baseline_errors_ / summary.total_weight
-        self.n_patterns_ = summary.n_patterns
-        self.n_identities_ = summary.n_identities
-        self.hypothesis_class_ = summary.hypothesis_class
-        self.constraints_ = summary.constraints
-        self.baseline_constant_class_ = constant_class(
-            predictions[weight > 0], self.classes_
-        )
+        record_summary(self, summary, predictions, weight)
         if self.groups_ is not None:
             session.watch_row_groups(self.groups_, weight)
         if not session.baseline_in_class():
@@ -386,7 +392,7 @@ class MultiplicityAuditor(
             certified lower bound with a :class:`CertificationWarning`.
         """
         eps, reading = self._reading(eps)
-        return _value(reading.ambiguity, eps, "ambiguity")
+        return value_or_lower_bound(reading.ambiguity, eps, "ambiguity")
 
     def discrepancy_bounds(self, eps=None):
         """Certified ``(lower, upper)`` bounds on discrepancy at ``eps``.
@@ -421,7 +427,7 @@ class MultiplicityAuditor(
             :class:`CertificationWarning`.
         """
         eps, reading = self._reading(eps)
-        return _value(reading.discrepancy, eps, "discrepancy")
+        return value_or_lower_bound(reading.discrepancy, eps, "discrepancy")
 
     @documented(paths.PATH)
     def path(self, max_epsilon=None, *, step=None, n_discrepancy=None):
@@ -489,9 +495,3 @@ class MultiplicityAuditor(
         tags.classifier_tags.multi_class = False
         tags.input_tags.sparse = False
         return tags
-
-
-def _value(bounds, eps, name):
-    if not bounds.certified:
-        people.warn_uncertified(name, eps, bounds)
-    return bounds.lower

@@ -4,15 +4,20 @@ the session of its audit and the groups of the training rows."""
 import numpy as np
 import pandas as pd
 
+from . import _people as people
 from ._baseline import Baseline, fit_baseline
-from ._core._validation import resolve_threads
+from ._core._validation import PerClassEpsilon, check_tolerance, resolve_threads
 from ._engine import AuditSession, Deadline
-from ._warnings import warn_if_constraints_left_out, warn_if_large
+from ._warnings import constant_class, warn_assessment, warn_if_constraints_left_out
 
 
 def baseline_and_session(auditor, X, y, y01, weight, sample_weight):
-    """The fitted baseline, the session of the audit and, when already solved,
-    the minimum error of its class.
+    """The fitted baseline, the session of the audit, its assessment and, when
+    already solved, the minimum error of its class.
+
+    The assessment (:meth:`AuditSession.assess`) comes before any MIP, and
+    ``fit`` warns with it (:class:`ProblemSizeWarning`) when certification
+    within ``total_time_limit`` is not expected.
 
     The default baseline, the 0-1 optimal classifier, is the session's own
     minimum-error model: one minimum-error MIP, not the same MIP twice.
@@ -34,6 +39,7 @@ def baseline_and_session(auditor, X, y, y01, weight, sample_weight):
     baseline : Baseline
     session : AuditSession
     min_error : MinErrorResult or None
+    assessment : Assessment
     """
     threads = resolve_threads(auditor.n_jobs)
     engine = {"n_jobs": threads, "strategy": auditor.strategy}
@@ -42,10 +48,11 @@ def baseline_and_session(auditor, X, y, y01, weight, sample_weight):
         classifier._validate_params()
         groups = auditor.groups_
         session = classifier._session(X, y, sample_weight, groups=groups, **engine)
-        warn_if_large(session.summary(), auditor.time_limit, auditor.total_time_limit)
+        assessment = assess(auditor, session, None)
         deadline = Deadline(auditor.total_time_limit, per_mip=auditor.time_limit)
         min_error = session.min_error(deadline)
-        return Baseline.of(classifier._store(session, min_error)), session, min_error
+        baseline = Baseline.of(classifier._store(session, min_error))
+        return baseline, session, min_error, assessment
     baseline = fit_baseline(auditor.estimator, X, y, sample_weight)
     warn_if_constraints_left_out(baseline.linear, auditor.constraints)
     names = ["solver", "weights", "margin", "max_weight", "cuts", "random_state"]
@@ -61,8 +68,40 @@ def baseline_and_session(auditor, X, y, y01, weight, sample_weight):
         **engine,
         **{n: getattr(auditor, n) for n in names},
     )
-    warn_if_large(session.summary(), auditor.time_limit, auditor.total_time_limit)
-    return baseline, session, None
+    return baseline, session, None, assess(auditor, session, baseline.feature_names)
+
+
+def assess(auditor, session, names):
+    """The assessment of the audit ``auditor`` opens on ``session`` at its
+    ``epsilon`` and ``total_time_limit``, told by a warning unless exact."""
+    problem = session.problem
+    eps = check_tolerance(auditor.epsilon, auditor.classes_)
+    if isinstance(eps, PerClassEpsilon):
+        negative, positive = problem.negative_weight, problem.positive_weight
+        extra = eps[0] * negative.sum() + eps[1] * positive.sum()
+    else:
+        extra = eps * problem.total_weight
+    if problem.weights_are_integral:
+        extra = float(np.floor(extra + 1e-9))
+    if names is None:
+        names = getattr(auditor, "feature_names_in_", None)
+    assessment = session.assess(auditor.total_time_limit, extra, names)
+    warn_assessment(assessment)
+    return assessment
+
+
+def record_summary(auditor, summary, predictions, weight):
+    """The fitted attributes of ``auditor`` that the session's summary (a
+    ``SessionSummary``) and the baseline's ``predictions`` give."""
+    auditor.baseline_errors_ = summary.baseline_errors
+    auditor.baseline_error_ = summary.baseline_errors / summary.total_weight
+    auditor.n_patterns_ = summary.n_patterns
+    auditor.n_identities_ = summary.n_identities
+    auditor.hypothesis_class_ = summary.hypothesis_class
+    auditor.constraints_ = summary.constraints
+    auditor.baseline_constant_class_ = constant_class(
+        predictions[weight > 0], auditor.classes_
+    )
 
 
 def linear_predictions(baseline, X, classes):
@@ -92,3 +131,11 @@ def check_groups(groups, n):
     if pd.isna(groups).any():
         raise ValueError("groups contains missing values.")
     return groups
+
+
+def value_or_lower_bound(bounds, eps, name):
+    """The certified value of measure ``name`` at ``eps`` (a ``Bounds``), or
+    its certified lower bound with a :class:`CertificationWarning`."""
+    if not bounds.certified:
+        people.warn_uncertified(name, eps, bounds)
+    return bounds.lower

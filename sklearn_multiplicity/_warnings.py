@@ -1,6 +1,6 @@
 """What ``MultiplicityAuditor.fit`` says up front about the audit it opens:
-a large problem, a baseline outside the class or constant, constraints
-left out."""
+its assessment when certification is not expected, a baseline outside the
+class or constant, constraints left out."""
 
 import warnings
 
@@ -8,13 +8,6 @@ import numpy as np
 
 from ._core import TOLERANCE, LevelSet
 from ._exceptions import ProblemSizeWarning
-
-#: Distinct patterns above which exact audits rarely finish in minutes.
-LARGE_PROBLEM_PATTERNS = 2000
-#: Above this many patterns, high dimension or non-integer data make
-#: certification unlikely (see ``warn_if_large``).
-HARD_PROBLEM_PATTERNS = 300
-HIGH_DIMENSION = 30
 
 
 def warn_if_constraints_left_out(linear, constraints):
@@ -36,39 +29,12 @@ def warn_if_constraints_left_out(linear, constraints):
         )
 
 
-def warn_if_large(summary, time_limit, total_time_limit):
-    """Say up front when certification is unlikely, and what would help.
-
-    Measured on 2 cores: COMPAS (329 binary patterns, 16 dimensions, affine
-    identities) certifies in seconds; 569 continuous patterns in 6 dimensions
-    (no identity rows, a weak relaxation) or 996 patterns in 50 dimensions do
-    not certify in minutes.
-    """
-    n_patterns, dimension = summary.n_patterns, summary.n_dimensions
-    reasons = []
-    if n_patterns > LARGE_PROBLEM_PATTERNS:
-        reasons.append("that many binary variables in every MIP")
-    if n_patterns > HARD_PROBLEM_PATTERNS and dimension > HIGH_DIMENSION:
-        reasons.append("high dimension")
-    if n_patterns > HARD_PROBLEM_PATTERNS and summary.n_identities == 0:
-        reasons.append("non-integer features (no affine-identity cuts)")
-    if not reasons:
+def warn_assessment(assessment):
+    """Say up front, in the words of the audit's :class:`Assessment`, when
+    certification within the limit is not expected, and what would answer."""
+    if assessment.regime == "exact":
         return
-    limit = (
-        "no total time limit"
-        if total_time_limit is None
-        else (f"total_time_limit={total_time_limit:g} s a tolerance")
-    )
-    warnings.warn(
-        f"{n_patterns} distinct feature patterns in {dimension} dimensions "
-        f"({'; '.join(reasons)}): certification is unlikely within "
-        f"time_limit={time_limit} s per MIP and {limit}; expect certified "
-        "bounds rather than exact values. To certify, binarise or round the "
-        "features (fewer patterns, integer data), use fewer features, audit a "
-        "sample of the rows, or allow more time.",
-        ProblemSizeWarning,
-        stacklevel=4,
-    )
+    warnings.warn(assessment.text(), ProblemSizeWarning, stacklevel=5)
 
 
 def warn_if_outside_class(summary, lower_bound):

@@ -124,3 +124,31 @@ def test_the_checker_sees_an_upward_import(tmp_path):
     }
     above = [n for n in names if layer_of(n) > layer_of(fake)]
     assert above == ["sklearn_multiplicity._auditor"]
+
+
+def _resolved_package(path, node):
+    """The directory an ``ImportFrom`` with dots refers to."""
+    base = path.parent
+    for _ in range(node.level - 1):
+        base = base.parent
+    for part in (node.module or "").split("."):
+        if part:
+            base = base / part
+    return base
+
+
+def test_no_private_name_is_imported_from_another_module():
+    # Modules may be private (``from .._mip import _formulations``); a private
+    # function or constant belongs to its own module.
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom) or node.level == 0:
+                continue
+            target = _resolved_package(path, node)
+            for alias in node.names:
+                name = alias.name
+                is_module = (target / f"{name}.py").exists() or (target / name).is_dir()
+                if name.startswith("_") and not is_module:
+                    offenders.append(f"{path.relative_to(PACKAGE)}: {name}")
+    assert offenders == []

@@ -295,6 +295,14 @@ def build_parser():
         help="replace non-binary numeric columns by indicators of >= quartiles",
     )
     audit.add_argument(
+        "--sample",
+        type=_count,
+        default=None,
+        metavar="N",
+        help="audit a random sample of N rows, seeded by --random-state "
+        "(fewer distinct patterns: certified values for the sample)",
+    )
+    audit.add_argument(
         "--keep-column",
         action="append",
         default=[],

@@ -60,10 +60,10 @@ def linear_part(estimator, default_names):
 
 def versions():
     """Versions of Python and of the packages behind a report."""
-    from .. import __version__
+    import sklearn_multiplicity
 
     found = {"python": platform.python_version()}
-    found["sklearn-multiplicity"] = __version__
+    found["sklearn-multiplicity"] = sklearn_multiplicity.__version__
     for package in ("scikit-learn", "numpy", "ortools"):
         try:
             found[package] = importlib.metadata.version(package)

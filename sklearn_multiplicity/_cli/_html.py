@@ -41,18 +41,18 @@ def write_plots(report, out):
     return images
 
 
-def _img(path):
+def img_tag(path):
     data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
     return f'<img alt="{html.escape(path.stem)}" src="data:image/png;base64,{data}">'
 
 
-def _table(frame, index=True):
+def html_table(frame, index=True):
     return frame.to_html(
         index=index, float_format=lambda x: f"{x:.4f}", border=0, classes="t"
     )
 
 
-def _kv_table(mapping):
+def kv_table(mapping):
     rows = "".join(
         f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
         for k, v in mapping.items()
@@ -60,12 +60,32 @@ def _kv_table(mapping):
     return f'<table class="t">{rows}</table>'
 
 
-_STYLE = """
+STYLE = """
 body{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em}
 table.t{border-collapse:collapse;margin:.5em 0}
 table.t th,table.t td{border:1px solid #ccc;padding:.2em .6em;text-align:right}
 .warn{color:#a40} img{max-width:100%}
 """
+
+
+def assessment_html(assessment):
+    """The assessment of a report (its ``as_dict()``) as an HTML section."""
+    esc = html.escape
+    reasons = "".join(f"<li>{esc(r)}</li>" for r in assessment["reasons"])
+    routes = "".join(
+        f"<li><b>{esc(r['name'])}</b>: {esc(r['action'])} {esc(r['effect'])}</li>"
+        for r in assessment["routes"]
+    )
+    return (
+        f'<section id="assessment"><h2>Assessment: {esc(assessment["regime"])}'
+        f"</h2><ul>{reasons}</ul>"
+        + (f"<p>Routes to an answer:</p><ul>{routes}</ul>" if routes else "")
+        + "</section>"
+    )
+
+
+def _first_line(text, start):
+    return next(line for line in text.splitlines() if line.startswith(start))
 
 
 def render_html(report, data, images):
@@ -83,21 +103,22 @@ def render_html(report, data, images):
     parts = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'>",
         f"<title>Predictive multiplicity: {esc(str(data['dataset']['source']))}"
-        f"</title><style>{_STYLE}</style></head><body>",
+        f"</title><style>{STYLE}</style></head><body>",
         "<h1>Predictive multiplicity audit</h1>",
-        f"<p>{esc(report.summary().splitlines()[0])}</p>",
+        assessment_html(data["assessment"]),
+        f"<p>{esc(_first_line(report.summary(), 'Audit of'))}</p>",
         f"<p>{certified}</p>",
         *([] if constant is None else [f'<p class="warn">{esc(constant)}</p>']),
         "<h2>Measures</h2>",
         f"<p>Level set: models of <em>{esc(data['hypothesis_class'])}</em> with "
         f"{budget_words(report.budget)} (baseline {base['errors']:g} errors, "
         f"eps = {report.epsilon:.4g}).</p>",
-        _table(report.measures()),
+        html_table(report.measures()),
         f"<p>The sampling column compares {esc(data['sampling']['compares'])}; "
         f"{data['sampling']['n_models_in_set']} of the pooled models are in the "
         "level set.</p>",
         "<h2>Baseline</h2>",
-        _kv_table(
+        kv_table(
             {
                 "estimator": base["estimator"],
                 "training errors": f"{base['errors']:g} ({base['error']:.2%})",
@@ -126,7 +147,7 @@ def render_html(report, data, images):
             "<code>decision</code> of <code>people.csv</code>.</p>",
         ]
     if "path" in images:
-        parts += ["<h2>Path</h2>", _img(images["path"])]
+        parts += ["<h2>Path</h2>", img_tag(images["path"])]
     else:
         parts.append("<p>Plots skipped: matplotlib is not installed.</p>")
     path = pd.merge_asof(
@@ -138,26 +159,26 @@ def render_html(report, data, images):
         direction="nearest",
         tolerance=TOLERANCE,
     )
-    parts.append(_table(path, index=False))
+    parts.append(html_table(path, index=False))
     groups = report.group_table()
     if groups is not None:
         parts += [
             "<h2>By group</h2>",
-            _img(images["groups"]) if "groups" in images else "",
+            img_tag(images["groups"]) if "groups" in images else "",
         ]
-        parts.append(_table(groups))
+        parts.append(html_table(groups))
     parts += [
         "<h2>Models</h2>",
         "<p>Coefficients on the encoded features.</p>",
-        _table(report.models()),
+        html_table(report.models()),
         "<h2>Contestable people</h2>",
         f"<p>{data['n_contestable']} people have a prediction that a model of the "
         f"level set flips ({data['n_undecided']} undecided); the full per-person "
         "table is <code>people.csv</code>.</p>",
         "<h2>Settings</h2>",
-        _kv_table(data["settings"]),
+        kv_table(data["settings"]),
         "<h2>Solver log</h2>",
-        _kv_table(
+        kv_table(
             {
                 k: v
                 for k, v in data["mip_log"].items()
@@ -165,9 +186,9 @@ def render_html(report, data, images):
             }
         ),
         "<h2>Timings (s)</h2>",
-        _kv_table({k: f"{v:.2f}" for k, v in data["timings"].items()}),
+        kv_table({k: f"{v:.2f}" for k, v in data["timings"].items()}),
         "<h2>Versions</h2>",
-        _kv_table(data["versions"]),
+        kv_table(data["versions"]),
         "</body></html>",
     ]
     return "\n".join(parts) + "\n"

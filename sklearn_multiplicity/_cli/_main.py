@@ -11,8 +11,10 @@ import sys
 import time
 import warnings
 
+import numpy as np
 import pandas as pd
 
+from .._exceptions import ProblemSizeWarning
 from ._arguments import parse_arguments
 from ._data import DataError, load_audit_data, load_demo_data
 
@@ -94,6 +96,19 @@ def _audit(args):
         binarize=args.binarize,
         keep=args.keep_column,
     )
+    if args.sample is not None and args.sample < 2:
+        raise ValueError("--sample needs at least 2 rows")
+    if args.sample is not None and args.sample < len(y):
+        rows = np.random.default_rng(args.random_state).choice(
+            len(y), args.sample, replace=False
+        )
+        rows = np.sort(rows)
+        X, y = X.iloc[rows], np.asarray(y)[rows]
+        groups = None if groups is None else np.asarray(groups)[rows]
+        notes.append(
+            f"audited a random sample of {args.sample} of the rows (seed "
+            f"{args.random_state}, --random-state)"
+        )
     for note in notes:
         _diagnostic(f"note: {note}")
     dataset = {
@@ -103,6 +118,7 @@ def _audit(args):
         "feature_names": list(X.columns),
         "encoding": notes,
         "binarize": args.binarize,
+        "sample": args.sample,
     }
     if args.measure == "probabilistic":
         report = _run_probabilistic(args, X, y, groups, dataset)
@@ -197,6 +213,10 @@ def _flush_diagnostics():
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
+    if issubclass(category, ProblemSizeWarning):
+        # The assessment, said before any MIP runs (the summary repeats it).
+        print(str(message), file=sys.stderr, flush=True)
+        return
     _diagnostic(f"warning: {' '.join(str(message).split())}")
 
 

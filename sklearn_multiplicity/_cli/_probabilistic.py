@@ -15,7 +15,7 @@ from sklearn.preprocessing import StandardScaler
 from .._engine import Deadline, capped
 from .._probabilistic import ProbabilisticAuditor
 from ._format import linear_part, plain, records, versions
-from ._html import _STYLE, _img, _kv_table, _table
+from ._html import STYLE, html_table, img_tag, kv_table
 
 MEASURES = ("ambiguity", "discrepancy")
 
@@ -323,26 +323,26 @@ class ProbabilisticReport:
         parts = [
             "<!DOCTYPE html><html><head><meta charset='utf-8'>",
             "<title>Probabilistic multiplicity</title>",
-            f"<style>{_STYLE}</style></head><body>",
+            f"<style>{STYLE}</style></head><body>",
             "<h1>Probabilistic multiplicity audit</h1>",
             f"<p>{html.escape(self.summary().splitlines()[0])}</p>",
             f"<p>Level set: {html.escape(data['level_set'])}.</p>",
-            _table(self.measures()),
-            _img(image)
+            html_table(self.measures()),
+            img_tag(image)
             if image is not None
             else "<p>Plot skipped (no matplotlib).</p>",
         ]
         groups = self.group_table()
         if groups is not None:
-            parts += ["<h2>By group</h2>", _table(groups)]
+            parts += ["<h2>By group</h2>", html_table(groups)]
         parts += [
             "<h2>Models</h2>",
-            _table(models),
+            html_table(models),
             "<p>The per-person ranges are in <code>people.csv</code>.</p>",
             "<h2>Timings (s)</h2>",
-            _kv_table({k: f"{v:.2f}" for k, v in data["timings"].items()}),
+            kv_table({k: f"{v:.2f}" for k, v in data["timings"].items()}),
             "<h2>Versions</h2>",
-            _kv_table(data["versions"]),
+            kv_table(data["versions"]),
             "</body></html>",
         ]
         return "\n".join(parts) + "\n"

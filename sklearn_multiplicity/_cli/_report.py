@@ -358,6 +358,7 @@ class AuditReport:
         groups = self.group_table()
         return plain(
             {
+                "assessment": auditor.assessment_.as_dict(),
                 "dataset": self.dataset,
                 "settings": self.settings,
                 "epsilon": {

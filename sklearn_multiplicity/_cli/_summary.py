@@ -17,6 +17,8 @@ def summary_text(report):
     d = report.dataset
     constant = report.constant_baseline_words()
     lines = [
+        a.assessment_.text(),
+        "",
         f"Audit of {d['source']}: {n} people, {len(d['feature_names'])} "
         f"features, target {d['target']!r} (positive class "
         f"{d['classes'][1]!r})",

@@ -12,6 +12,7 @@ import contextlib
 
 import numpy as np
 
+from ._assessment import assess
 from ._audit import audit_tolerance, group_key, is_settled
 from ._path_request import path_request
 from ._records import (
@@ -52,6 +53,22 @@ class SessionInterface:
                 None if self.state is None else self.level_set.baseline_errors
             ),
         )
+
+    def assess(self, limit, extra_errors, feature_names=None):
+        """What the audit can be expected to certify within ``limit`` seconds
+        (an :class:`Assessment`), judged before any MIP runs, in at most a
+        few seconds (:func:`~._assessment.assess`).
+
+        Parameters
+        ----------
+        limit : float or None
+            Seconds the audit of a tolerance may spend.
+        extra_errors : float
+            Weighted errors the level set allows beyond the baseline's.
+        feature_names : sequence of str or None
+            Names of the audited columns, for the routes.
+        """
+        return assess(self, limit, extra_errors, feature_names)
 
     def watch_row_groups(self, groups, row_weight):
         """Make the discrepancy of every group of training rows part of every

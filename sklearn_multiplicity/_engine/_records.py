@@ -207,3 +207,93 @@ class PathStep:
     def certified(self):
         """Whether both measures are certified at this tolerance."""
         return bool(self.ambiguity.certified and self.discrepancy.certified)
+
+
+@dataclass(frozen=True)
+class Route:
+    """One way to an answer that the audit as set up will not certify.
+
+    Attributes
+    ----------
+    name : str
+        ``"coarser encoding"``, ``"sample"``, ``"probabilistic"`` or
+        ``"more time"``.
+    action : str
+        What to do.
+    effect : str
+        What it would change, with numbers.
+    n_patterns : int or None
+        The distinct patterns it would give, when it changes them.
+    columns : tuple of int
+        The columns of the audit space it leaves out.
+    """
+
+    name: str
+    action: str
+    effect: str
+    n_patterns: int = None
+    columns: tuple = ()
+
+    def as_dict(self):
+        """The route as a JSON-ready dict."""
+        return {
+            "name": self.name,
+            "action": self.action,
+            "effect": self.effect,
+            "n_patterns": self.n_patterns,
+            "columns": list(self.columns),
+        }
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """What an audit can be expected to certify, judged before any MIP runs.
+
+    Attributes
+    ----------
+    regime : {"exact", "bands", "lower-bounds"}
+        ``"exact"``: certification expected within the limit; ``"bands"``:
+        certified bands, not exact values; ``"lower-bounds"``: only
+        witnessed lower bounds are realistic.
+    reasons : tuple of str
+        Sentences with the numbers the regime follows from.
+    routes : tuple of Route
+        What would answer instead (empty when the regime is exact).
+    signals : dict
+        The numbers read (patterns, columns, the root LP bound, seconds, ...).
+    """
+
+    regime: str
+    reasons: tuple
+    routes: tuple
+    signals: dict
+
+    def as_dict(self):
+        """The assessment as a JSON-ready dict (``regime``, ``reasons``,
+        ``routes``, ``signals``)."""
+        return {
+            "regime": self.regime,
+            "reasons": list(self.reasons),
+            "routes": [route.as_dict() for route in self.routes],
+            "signals": dict(self.signals),
+        }
+
+    def headline(self):
+        """One line: the regime and what it means."""
+        return f"Assessment: {self.regime} ({REGIME_WORDS[self.regime]})"
+
+    def text(self):
+        """The assessment in lines: headline, reasons, then routes."""
+        lines = [self.headline(), *(f"  - {reason}" for reason in self.reasons)]
+        if self.routes:
+            lines.append("  Routes to an answer:")
+            lines += [f"  * {r.name}: {r.action} {r.effect}" for r in self.routes]
+        return "\n".join(lines)
+
+
+#: What each regime means, in words.
+REGIME_WORDS = {
+    "exact": "certification expected within the limit",
+    "bands": "certified bands expected, not exact values",
+    "lower-bounds": "only witnessed lower bounds are realistic",
+}

@@ -1,0 +1,110 @@
+"""The assessment that ``MultiplicityAuditor.fit`` states before any MIP."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from shared_data import SHARED_DATA
+from sklearn.datasets import load_breast_cancer
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+
+from sklearn_multiplicity import MultiplicityAuditor, ProblemSizeWarning
+from sklearn_multiplicity._cli._data import load_audit_data, load_demo_data
+
+GERMAN = SHARED_DATA / "german-credit.csv"
+
+
+def assessed(X, y):
+    """The assessment of auditing a logistic baseline (no MIP runs in fit)."""
+    baseline = FrozenEstimator(LogisticRegression(max_iter=1000).fit(X, y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ProblemSizeWarning)
+        auditor = MultiplicityAuditor(baseline, total_time_limit=60).fit(X, y)
+    return auditor.assessment_
+
+
+@pytest.fixture(scope="module")
+def german():
+    if not GERMAN.exists():
+        pytest.skip(f"German credit data not found at {GERMAN}")
+    X, y, _, _ = load_audit_data(GERMAN, "credit", "sex", binarize=True)
+    return X, y
+
+
+def test_the_record_has_regime_reasons_and_routes(german):
+    assessment = assessed(*german)
+    record = assessment.as_dict()
+    assert {"regime", "reasons", "routes"} <= set(record)
+    assert record["regime"] in ("exact", "bands", "lower-bounds")
+    assert all(any(ch.isdigit() for ch in reason) for reason in record["reasons"][:4])
+    for route in record["routes"]:
+        assert {"name", "action", "effect"} <= set(route)
+    assert {r["name"] for r in record["routes"]} >= {
+        "coarser encoding",
+        "sample",
+        "probabilistic",
+        "more time",
+    }
+
+
+def test_the_demo_is_exact():
+    X, y = load_demo_data()
+    assessment = assessed(X, y)
+    assert assessment.regime == "exact"
+    assert assessment.routes == ()
+    assert assessment.signals["seconds"] < 5
+
+
+def test_compas_is_exact(compas):
+    X = pd.DataFrame(compas.data, columns=compas.feature_names)
+    assessment = assessed(X, compas.target)
+    assert assessment.regime == "exact"
+    assert assessment.signals["n_patterns"] == 329
+
+
+def test_german_credit_is_not_exact_and_never_told_to_binarize(german):
+    assessment = assessed(*german)
+    assert assessment.regime != "exact"
+    assert assessment.signals["n_patterns"] == 996
+    assert "--binarize" not in assessment.text()
+
+
+@pytest.mark.slow  # the raw baseline is outside the class: a min-error MIP
+def test_german_credit_raw_is_not_exact():
+    if not GERMAN.exists():
+        pytest.skip(f"German credit data not found at {GERMAN}")
+    X, y, _, _ = load_audit_data(GERMAN, "credit", "sex", binarize=False)
+    assert assessed(X, y).regime != "exact"
+
+
+def test_left_out_columns_give_the_patterns_the_route_says(german):
+    X, y = german
+    route = next(
+        r for r in assessed(X, y).routes if r.name == "coarser encoding" and r.columns
+    )
+    kept = X.drop(columns=X.columns[list(route.columns)])
+    assert len(kept.drop_duplicates()) == route.n_patterns
+
+
+def test_continuous_data_are_told_to_binarize_with_the_pattern_count():
+    data = load_breast_cancer()
+    X, y = data.data[:, :6], data.target
+    assessment = assessed(X, y)
+    assert assessment.regime == "bands"
+    route = next(r for r in assessment.routes if "--binarize" in r.action)
+    # Recount independently: each column as indicators of x >= its quartiles.
+    frame = pd.DataFrame(X)
+    parts = []
+    for j in frame:
+        cuts = np.unique(frame[j].quantile([0.25, 0.5, 0.75]))
+        parts += [frame[j] >= q for q in cuts if q > frame[j].min()]
+    assert route.n_patterns == len(pd.concat(parts, axis=1).drop_duplicates())
+
+
+def test_fit_tells_the_assessment_by_a_warning():
+    X, y = load_breast_cancer(return_X_y=True)
+    baseline = FrozenEstimator(LogisticRegression(max_iter=1000).fit(X[:, :6], y))
+    with pytest.warns(ProblemSizeWarning, match="Assessment: bands"):
+        MultiplicityAuditor(baseline).fit(X[:, :6], y)
