@@ -237,27 +237,24 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
 
     def _store(self, session, fit):
         """Set the fitted attributes from a :class:`MinErrorResult`."""
-        problem, model = session.problem, fit.model
-        coef, intercept = problem.to_original(
-            model.w, model.b, scaled=session.hypothesis.scaled
-        )
-        self.coef_ = coef.reshape(1, -1)
-        self.intercept_ = np.array([intercept])
+        model, summary = session.found_model(fit.model), session.summary()
+        self.coef_ = model.coef.reshape(1, -1)
+        self.intercept_ = np.array([model.intercept])
         self.n_errors_ = model.errors
-        self.training_error_ = model.errors / problem.total_weight
+        self.training_error_ = model.errors / summary.total_weight
         self.lower_bound_ = fit.lower_bound
         self.status_ = fit.status.value
         self.gap_ = fit.gap
         self.solve_time_ = fit.solve_time
         self.solver_status_ = fit.solver_status.value
-        self.n_patterns_ = problem.n_patterns
-        self.n_identities_ = session.enc.n_identities
+        self.n_patterns_ = summary.n_patterns
+        self.n_identities_ = summary.n_identities
         self.warm_start_ = {
             "source": fit.warm_start.source,
             "n_errors": fit.warm_start.errors,
         }
-        self.hypothesis_class_ = session.hypothesis.describe()
-        self.constraints_ = session.constraints
+        self.hypothesis_class_ = summary.hypothesis_class
+        self.constraints_ = summary.constraints
         return self
 
     def __sklearn_tags__(self):
