@@ -22,9 +22,7 @@ CONFLICTS = """Boolean mask of training rows whose prediction is contestable.
 
     Parameters
     ----------
-    eps : float in [0, 1] or dict, default=None
-        Error tolerance (or one per class label); defaults to the
-        ``epsilon`` parameter.
+    {eps}
 
     Returns
     -------
@@ -40,9 +38,7 @@ COMPETING_MODEL = """A fitted level-set model that flips training row ``index``.
     ----------
     index : int
         Row of the training data.
-    eps : float in [0, 1] or dict, default=None
-        Error tolerance (or one per class label); defaults to the
-        ``epsilon`` parameter.
+    {eps}
 
     Returns
     -------
@@ -55,9 +51,7 @@ DISCREPANCY_MODEL = """The fitted level-set model realising the discrepancy (low
 
     Parameters
     ----------
-    eps : float in [0, 1] or dict, default=None
-        Error tolerance (or one per class label); defaults to the
-        ``epsilon`` parameter.
+    {eps}
 
     Returns
     -------
@@ -69,9 +63,7 @@ EVIDENCE = """Per training row: baseline prediction and whether it is contestabl
 
     Parameters
     ----------
-    eps : float in [0, 1] or dict, default=None
-        Error tolerance (or one per class label); defaults to the
-        ``epsilon`` parameter.
+    {eps}
 
     Returns
     -------
@@ -104,9 +96,7 @@ AMBIGUOUS = """Whether a level-set model gives each new person the other predict
     ----------
     X : array-like of shape (n_samples, n_features)
         New people.
-    eps : float in [0, 1] or dict, default=None
-        Error tolerance (or one per class label); defaults to the
-        ``epsilon`` parameter.
+    {eps}
 
     Returns
     -------
@@ -121,9 +111,7 @@ PREDICT_SET = """The labels that the models of the level set give each person.
     ----------
     X : array-like of shape (n_samples, n_features)
         People (new or training).
-    eps : float in [0, 1] or dict, default=None
-        Error tolerance (or one per class label); defaults to the
-        ``epsilon`` parameter.
+    {eps}
 
     Returns
     -------
@@ -146,9 +134,7 @@ BY_GROUP = """Ambiguity and discrepancy overall and per group.
 
     Parameters
     ----------
-    eps : float in [0, 1] or dict, default=None
-        Error tolerance (or one per class label); defaults to the
-        ``epsilon`` parameter.
+    {eps}
 
     Returns
     -------

@@ -27,9 +27,7 @@ REFINE = """Continue the audit of ``eps`` for ``seconds`` more.
 
     Parameters
     ----------
-    eps : float in [0, 1] or dict, default=None
-        Error tolerance (or one per class label); defaults to the
-        ``epsilon`` parameter.
+    {eps}
     seconds : float or None, default=None
         Seconds more (``None``: ``total_time_limit`` more, or no limit
         when that is ``None``).
@@ -71,9 +69,7 @@ COEFFICIENT_RANGES = """Least and largest weight of every feature over the level
 
     Parameters
     ----------
-    eps : float in [0, 1] or dict, default=None
-        Error tolerance (or one per class label); defaults to the
-        ``epsilon`` parameter.
+    {eps}
 
     Returns
     -------
