@@ -94,6 +94,7 @@ def render_html(report, data, images):
     base = data["baseline"]
     low, high = base["min_error"]["lower"], base["min_error"]["upper"]
     constant = report.constant_baseline_words()
+    far = report.far_from_optimum_words()
     certified = (
         "All values are certified."
         if data["certified"]
@@ -109,6 +110,7 @@ def render_html(report, data, images):
         f"<p>{esc(_first_line(report.summary(), 'Audit of'))}</p>",
         f"<p>{certified}</p>",
         *([] if constant is None else [f'<p class="warn">{esc(constant)}</p>']),
+        *([] if far is None else [f'<p class="warn">{esc(far)}</p>']),
         "<h2>Measures</h2>",
         f"<p>Level set: models of <em>{esc(data['hypothesis_class'])}</em> with "
         f"{budget_words(report.budget)} (baseline {base['errors']:g} errors, "

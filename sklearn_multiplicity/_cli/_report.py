@@ -307,6 +307,30 @@ class AuditReport:
             f"models of the level set decide otherwise than {plain(label)!r}."
         )
 
+    def far_from_optimum_words(self):
+        """What the ambiguity measures when models of the class err less
+        than the baseline by more than the tolerance allows, or ``None``.
+
+        A model with ``upper`` errors (the minimum error's upper bound) is
+        verified, so the gap it shows is certain.
+        """
+        a = self.auditor
+        if a.baseline_constant_class_ is not None:
+            return None  # said by constant_baseline_words
+        lo, hi = a.min_error_bounds_
+        base = a.baseline_errors_
+        extra = getattr(self.budget, "total", self.budget) - base
+        if base - hi <= extra:
+            return None
+        return (
+            f"NOTE: the baseline makes {base:g} training errors, and a model of "
+            f"the class makes {hi:g} (certified minimum [{lo:g}, {hi:g}]): "
+            f"{base - hi:g} fewer, more than the {extra:g} extra errors the "
+            "tolerance allows. The ambiguity then mostly measures how far the "
+            "baseline is from the best models of the class, not how much "
+            "models as good as the best disagree."
+        )
+
     def _level_set(self):
         """Tolerance, extra errors and budget of the level set, JSON-ready."""
         base = self._baseline_errors()
@@ -386,6 +410,7 @@ class AuditReport:
                         "status": status_label(lo, hi),
                     },
                     "n_patterns": auditor.n_patterns_,
+                    "far_from_optimum": self.far_from_optimum_words(),
                 },
                 **{
                     name: {

@@ -16,6 +16,7 @@ def summary_text(report):
     n = report.evidence.shape[0]
     d = report.dataset
     constant = report.constant_baseline_words()
+    far = report.far_from_optimum_words()
     lines = [
         a.assessment_.text(),
         "",
@@ -30,6 +31,7 @@ def summary_text(report):
         "Constraints in force: " + ("; ".join(a.constraints_) or "none"),
         f"Certified minimum error of the class: [{lo:g}, {hi:g}] errors "
         f"({status_label(lo, hi)})",
+        *([] if far is None else [far]),
         report.level_set_line(),
     ]
     if report.suggestion is not None:

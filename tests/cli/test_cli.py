@@ -424,3 +424,36 @@ def test_a_constant_baseline_is_reported(tmp_path, capsys):
     assert "warning: The baseline is constant: it predicts 'no'" in err
     html = (out_dir / "report.html").read_text()
     assert "the baseline is constant: it predicts &#x27;no&#x27;" in html
+
+
+def test_a_baseline_far_from_the_class_optimum_is_said_so(tmp_path, capsys):
+    # Four far negatives pull the logistic regression off: it errs on 16
+    # people, where the threshold between 9 and 10 errs only on those four.
+    frame = pd.DataFrame(
+        {
+            "x": np.r_[np.arange(20), [200] * 4].astype(float),
+            "y": np.r_[[0] * 10, [1] * 10, [0] * 4],
+        }
+    )
+    path = tmp_path / "outliers.csv"
+    frame.to_csv(path, index=False)
+    out_dir = tmp_path / "out"
+    argv = ["audit", path, "--target", "y", "--estimator", "logistic"]
+    code, out, err = run(capsys, *argv, "--out", out_dir, *FAST)
+    assert code == 0, err
+    report = json.loads((out_dir / "report.json").read_text())
+    baseline = report["baseline"]
+    assert baseline["errors"] == 16 and baseline["min_error"]["upper"] == 4
+    note = baseline["far_from_optimum"]
+    assert "16 training errors" in note and "makes 4" in note
+    assert "how far the baseline is from the best models" in out
+    assert (
+        "how far the baseline is from the best models"
+        in (out_dir / "report.html").read_text()
+    )
+    # A baseline within the tolerance of the optimum gets no such note.
+    close = tmp_path / "close.csv"
+    frame.iloc[:20].to_csv(close, index=False)
+    code, out, err = run(capsys, "audit", close, "--target", "y", *FAST)
+    assert code == 0, err
+    assert "how far the baseline is" not in out
