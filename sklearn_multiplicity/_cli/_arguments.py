@@ -276,12 +276,22 @@ def build_parser():
     )
     audit.add_argument(
         "--measure",
-        choices=("decisions", "probabilistic"),
+        choices=("decisions", "probabilistic", "both"),
         default="decisions",
         help="decisions: exact ambiguity and discrepancy over the 0-1 level "
-        "set (default); probabilistic: certified viable prediction ranges of a "
-        "standardised logistic regression over its log-loss level set "
-        "(--epsilon in nats of mean log-loss)",
+        "set (default; with --estimator logistic, the probabilistic audit of "
+        "the same model comes beside it); probabilistic: certified viable "
+        "prediction ranges of a standardised logistic regression over its "
+        "log-loss level set (--epsilon in nats of mean log-loss); both: the "
+        "two audits of one logistic regression in one report",
+    )
+    audit.add_argument(
+        "--log-loss-epsilon",
+        type=float,
+        default=0.01,
+        metavar="NATS",
+        help="tolerance of the probabilistic audit beside the 0-1 audit, in "
+        "nats of mean log-loss (default 0.01)",
     )
     audit.add_argument(
         "--threshold",

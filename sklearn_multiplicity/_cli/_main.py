@@ -122,9 +122,43 @@ def _audit(args):
     }
     if args.measure == "probabilistic":
         report = _run_probabilistic(args, X, y, groups, dataset)
+    elif args.measure == "both" or args.estimator == "logistic":
+        report = _run_both(args, X, y, groups, dataset)
     else:
         report = _run(args, X, y, groups, dataset)
     return _finish(report, args.out)
+
+
+def _run_both(args, X, y, groups, dataset):
+    """The 0-1 audit of a logistic regression and, beside it, the
+    probabilistic audit of the same model (``--log-loss-epsilon`` nats)."""
+    from ._both import run_both
+    from ._probabilistic import run_probabilistic_audit
+
+    if args.log_loss_epsilon < 0:
+        raise ValueError(
+            f"--log-loss-epsilon must be >= 0 nats, got {args.log_loss_epsilon}"
+        )
+    args.estimator = "logistic"
+
+    def probabilistic():
+        return run_probabilistic_audit(
+            X,
+            y,
+            estimator=_estimator("logistic"),
+            epsilon=args.log_loss_epsilon,
+            threshold=args.threshold,
+            groups=groups,
+            n_jobs=args.n_jobs,
+            random_state=args.random_state,
+            dataset=dataset,
+        )
+
+    return run_both(
+        lambda: _run(args, X, y, groups, dataset),
+        probabilistic,
+        args.total_time_limit,
+    )
 
 
 def _run_probabilistic(args, X, y, groups, dataset):

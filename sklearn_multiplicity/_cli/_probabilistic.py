@@ -295,7 +295,7 @@ class ProbabilisticReport:
         models = self.models()
         models.to_csv(out / "models.csv")
         written = [out / "people.csv", out / "models.csv"]
-        image = self._plot(out)
+        image = self.write_plot(out)
         written += [] if image is None else [image]
         data = self.to_dict()
         data["files"] = [p.name for p in written] + ["report.json", "report.html"]
@@ -303,7 +303,8 @@ class ProbabilisticReport:
         (out / "report.html").write_text(self._html(data, image, models))
         return [*written, out / "report.json", out / "report.html"]
 
-    def _plot(self, out):
+    def write_plot(self, out):
+        """Write ``ranges.png`` to ``out``; its path, or None without matplotlib."""
         try:
             from matplotlib.figure import Figure
         except ImportError:

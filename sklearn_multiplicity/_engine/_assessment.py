@@ -22,6 +22,7 @@ import numpy as np
 
 from .._core import PatternProblem, logistic_fit
 from .._mip import IdentitySeparator, _formulations, encode
+from ._plans import ASSESSMENT_LP_SECONDS
 from ._records import Assessment, Route
 
 #: Distinct patterns above which only witnessed lower bounds are realistic:
@@ -33,12 +34,10 @@ LARGE_PROBLEM_PATTERNS = 2000
 #: in 6 s, left ambiguity [47%, 95%] at 60 patterns after 20 s and
 #: [50%, 99%] at 100 patterns after 60 s.
 SMALL_PROBLEM_PATTERNS = 40
-#: Share of the best known model's errors the root LP must prove for the
+#: Fraction of the best known model's errors the root LP must prove for the
 #: MIPs to certify (COMPAS 98%, demo 75%; German credit, breast cancer:
 #: under 0.01%).
-LP_PROVED_SHARE = 0.5
-#: Seconds for the root LP (it stops early with a valid, weaker bound).
-LP_SECONDS = 1.0
+LP_PROVED_FRACTION = 0.5
 #: Patterns a coarser encoding or a sample aims at: COMPAS-sized problems.
 TARGET_PATTERNS = 300
 #: Quantiles of the ``>=`` indicators of a binarised column (as the command
@@ -128,13 +127,13 @@ def _regime_words(regime):
     if regime == "bands":
         return (
             f"Over {SMALL_PROBLEM_PATTERNS} patterns, with a root LP that "
-            f"proves under {LP_PROVED_SHARE:.0%} of the best known errors, "
+            f"proves under {LP_PROVED_FRACTION:.0%} of the best known errors, "
             "the MIPs find models but prove little: expect certified bands, "
             "not exact values (German credit, breast cancer at 60 s)."
         )
     return (
         f"At most {SMALL_PROBLEM_PATTERNS} patterns, or a root LP that proves "
-        f"at least {LP_PROVED_SHARE:.0%} of the best known errors: the MIPs "
+        f"at least {LP_PROVED_FRACTION:.0%} of the best known errors: the MIPs "
         "prove their bounds quickly (COMPAS, 329 patterns: under a minute)."
     )
 
@@ -167,9 +166,9 @@ def _root_share(enc, problem):
         best = min(best, float(wrong.sum()))
     if problem.n_patterns > LARGE_PROBLEM_PATTERNS:
         return None, best, 0.0
-    separator = IdentitySeparator(enc, time_limit=LP_SECONDS / 2)
+    separator = IdentitySeparator(enc, time_limit=ASSESSMENT_LP_SECONDS / 2)
     relaxation = separator.relax(
-        _formulations.min_error(enc), time_limit=LP_SECONDS / 2
+        _formulations.min_error(enc), time_limit=ASSESSMENT_LP_SECONDS / 2
     )
     bound = float(relaxation.bound)
     bound = bound if np.isfinite(bound) else 0.0
@@ -193,7 +192,7 @@ def _probe(session, patterns, problem):
 def _regime(n_patterns, share):
     if n_patterns > LARGE_PROBLEM_PATTERNS:
         return "lower-bounds"
-    if n_patterns <= SMALL_PROBLEM_PATTERNS or share >= LP_PROVED_SHARE:
+    if n_patterns <= SMALL_PROBLEM_PATTERNS or share >= LP_PROVED_FRACTION:
         return "exact"
     return "bands"
 

@@ -236,11 +236,24 @@ COEFFICIENT_RANGES = (
     Step("probes", 0.375, "the ends left open, narrowed by bisection"),
 )
 
+#: Seconds for the assessment's root LP (``_assessment``), which stops early
+#: with a valid, weaker bound: the assessment comes before any MIP.
+ASSESSMENT_LP_SECONDS = 1.0
+
+#: ``audit --estimator logistic``: the 0-1 audit, then the probabilistic
+#: audit of the same model (certified in seconds; its closed-form brackets
+#: hold even with no time).
+COMMAND_LINE_BOTH = (
+    Step("decisions", 0.85, "the 0-1 audit's report"),
+    Step("probabilistic", 0.15, "viable prediction ranges, their measures"),
+)
+
 PLANS = {
     "tolerance audit": TOLERANCE_AUDIT,
     "per-class path": PER_CLASS_PATH,
     "command-line audit": COMMAND_LINE_AUDIT,
     "command-line audit, unlimited": COMMAND_LINE_AUDIT_UNLIMITED,
+    "command-line audit, both": COMMAND_LINE_BOTH,
     "ambiguity": AMBIGUITY,
     "ambiguity without identities": AMBIGUITY_WITHOUT_IDENTITIES,
     "per-class": PER_CLASS,

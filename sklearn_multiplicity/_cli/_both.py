@@ -1,0 +1,162 @@
+"""``audit --estimator logistic`` (or ``--measure both``): the 0-1 audit and
+the probabilistic audit of the same logistic regression, in one report.
+
+The two audits answer different questions about the same model. The 0-1
+audit counts the decisions that models within ``--epsilon`` of the class's
+best 0-1 error would change; the probabilistic audit bounds how far the
+predicted probabilities of the models within ``--log-loss-epsilon`` nats of
+the best mean log-loss can move. The report leads with whichever is
+certified.
+"""
+
+import dataclasses
+import json
+from pathlib import Path
+
+from .._engine import PLANS, Deadline, capped, run_plan
+from ._html import html_table, img_tag
+
+#: One sentence on how the two questions differ, for every output.
+DIFFERENCE = (
+    "The two audits ask different questions of the same logistic model: the "
+    "0-1 audit counts the decisions that models within eps of the class's best "
+    "error rate would change; the probabilistic audit bounds how far the "
+    "predicted probabilities of models within eps nats of the best mean "
+    "log-loss can move, and which decisions at the threshold they change."
+)
+
+
+def run_both(run_decisions, run_probabilistic, total_time_limit):
+    """Both audits by the plan ``"command-line audit, both"``.
+
+    Parameters
+    ----------
+    run_decisions, run_probabilistic : callable
+        Each runs its audit (no argument) and returns its report.
+    total_time_limit : float or None
+        Seconds for both.
+
+    Returns
+    -------
+    BothReport
+    """
+    reports = {}
+
+    def step(name, run):
+        def within(deadline):
+            with capped(deadline):
+                reports[name] = run()
+
+        return within
+
+    run_plan(
+        PLANS["command-line audit, both"],
+        Deadline(total_time_limit),
+        {
+            "decisions": step("decisions", run_decisions),
+            "probabilistic": step("probabilistic", run_probabilistic),
+        },
+        every_step=True,
+    )
+    return BothReport(reports["decisions"], reports["probabilistic"])
+
+
+@dataclasses.dataclass(eq=False)
+class BothReport:
+    """The 0-1 report with the probabilistic report beside it.
+
+    Attributes
+    ----------
+    decisions : AuditReport
+    probabilistic : ProbabilisticReport
+    """
+
+    decisions: object
+    probabilistic: object
+
+    @property
+    def decisions_certified(self):
+        return not self.decisions.open_values()
+
+    def lead(self):
+        """``"probabilistic"`` when only it is certified, else ``"decisions"``."""
+        if self.probabilistic.certified and not self.decisions_certified:
+            return "probabilistic"
+        return "decisions"
+
+    def summary(self):
+        """Both summaries, the certified one first, and how they differ."""
+        texts = {
+            "decisions": self.decisions.summary(),
+            "probabilistic": self.probabilistic.summary(),
+        }
+        first = self.lead()
+        second = "probabilistic" if first == "decisions" else "decisions"
+        status = {
+            name: "certified" if ok else "bounds only"
+            for name, ok in (
+                ("decisions", self.decisions_certified),
+                ("probabilistic", self.probabilistic.certified),
+            )
+        }
+        head = (
+            f"Both level sets of one logistic model: the 0-1 audit "
+            f"({status['decisions']}) and the probabilistic audit "
+            f"({status['probabilistic']}); the {first} audit comes first.\n"
+            + DIFFERENCE
+        )
+        rule = "\n" + "-" * 72 + "\n"
+        return head + rule + texts[first] + rule + texts[second]
+
+    def to_dict(self):
+        """The 0-1 report's numbers with the probabilistic section."""
+        data = self.decisions.to_dict()
+        data["probabilistic"] = self.probabilistic.to_dict()
+        data["lead"] = self.lead()
+        data["difference"] = DIFFERENCE
+        return data
+
+    def write(self, out):
+        """Write the 0-1 report's files, ``probabilistic_people.csv``,
+        ``probabilistic_models.csv`` and ``ranges.png`` (with matplotlib);
+        ``report.json`` and ``report.html`` hold both audits."""
+        out = Path(out)
+        written = self.decisions.write(out)
+        prob = self.probabilistic
+        extra = [out / "probabilistic_people.csv", out / "probabilistic_models.csv"]
+        prob.people().to_csv(extra[0])
+        prob.models().to_csv(extra[1])
+        image = prob.write_plot(out)
+        extra += [] if image is None else [image]
+        data = self.to_dict()
+        data["files"] = [p.name for p in [*written, *extra]]
+        (out / "report.json").write_text(json.dumps(data, indent=2) + "\n")
+        page = (out / "report.html").read_text()
+        (out / "report.html").write_text(self._with_section(page, image))
+        return [*written, *extra]
+
+    def _with_section(self, page, image):
+        """``page`` (the 0-1 report's HTML) with the probabilistic section,
+        first when it leads."""
+        import html
+
+        prob = self.probabilistic
+        a = prob.auditor
+        section = "\n".join(
+            [
+                '<section id="probabilistic">',
+                "<h2>Probabilistic audit of the same model</h2>",
+                f"<p>{html.escape(DIFFERENCE)}</p>",
+                f"<p>Level set: {html.escape(a.level_set_)} (eps {a.epsilon:g} "
+                "nats of mean log-loss).</p>",
+                html_table(prob.measures()),
+                img_tag(image) if image is not None else "",
+                "<p>Per-person ranges: <code>probabilistic_people.csv</code>.</p>",
+                "</section>",
+            ]
+        )
+        anchor = "<body>" if self.lead() == "probabilistic" else "</body>"
+        at = page.index(anchor)
+        if anchor == "<body>":
+            at += len(anchor)
+        return page[:at] + section + page[at:]
