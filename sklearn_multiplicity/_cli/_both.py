@@ -76,37 +76,58 @@ class BothReport:
 
     @property
     def decisions_certified(self):
+        """Whether the 0-1 audit's values are certified."""
         return not self.decisions.open_values()
+
+    @property
+    def probabilistic_certified(self):
+        """Whether the probabilistic audit's ranges and ambiguity are
+        certified (its discrepancy, a non-convex question, may stay a band)."""
+        lower, upper = self.probabilistic.bounds["ambiguity"]
+        return bool(self.probabilistic.ranges["certified"].all()) and (
+            upper - lower <= 1e-12
+        )
 
     def lead(self):
         """``"probabilistic"`` when only it is certified, else ``"decisions"``."""
-        if self.probabilistic.certified and not self.decisions_certified:
+        if self.probabilistic_certified and not self.decisions_certified:
             return "probabilistic"
         return "decisions"
 
     def summary(self):
-        """Both summaries, the certified one first, and how they differ."""
+        """The assessment, then both summaries, the certified one first, and
+        how the two questions differ."""
+        assessment = self.decisions.auditor.assessment_.text()
+        decisions = self.decisions.summary()
+        if decisions.startswith(assessment):  # said once, at the top
+            decisions = decisions[len(assessment) :].lstrip("\n")
         texts = {
-            "decisions": self.decisions.summary(),
+            "decisions": decisions,
             "probabilistic": self.probabilistic.summary(),
         }
         first = self.lead()
         second = "probabilistic" if first == "decisions" else "decisions"
         status = {
-            name: "certified" if ok else "bounds only"
+            name: "certified" if ok else "bands"
             for name, ok in (
                 ("decisions", self.decisions_certified),
-                ("probabilistic", self.probabilistic.certified),
+                ("probabilistic", self.probabilistic_certified),
             )
         }
         head = (
             f"Both level sets of one logistic model: the 0-1 audit "
-            f"({status['decisions']}) and the probabilistic audit "
-            f"({status['probabilistic']}); the {first} audit comes first.\n"
-            + DIFFERENCE
+            f"({status['decisions']}) and the probabilistic audit (ranges and "
+            f"ambiguity: {status['probabilistic']}); the {first} audit comes "
+            "first.\n" + DIFFERENCE
         )
         rule = "\n" + "-" * 72 + "\n"
-        return head + rule + texts[first] + rule + texts[second]
+        return (
+            "\n".join([assessment, "", head])
+            + rule
+            + texts[first]
+            + rule
+            + texts[second]
+        )
 
     def to_dict(self):
         """The 0-1 report's numbers with the probabilistic section."""
@@ -155,8 +176,9 @@ class BothReport:
                 "</section>",
             ]
         )
-        anchor = "<body>" if self.lead() == "probabilistic" else "</body>"
-        at = page.index(anchor)
-        if anchor == "<body>":
-            at += len(anchor)
+        if self.lead() == "decisions":
+            at = page.index("</body>")
+        else:  # after the assessment, which tops the page
+            top = page.index('<section id="assessment">')
+            at = page.index("</section>", top) + len("</section>")
         return page[:at] + section + page[at:]

@@ -57,6 +57,10 @@ def test_a_logistic_audit_reports_both_level_sets(csv, tmp_path, capsys, flags):
     assert "Probabilistic audit of" in out and "Audit of" in out
     page = (out_dir / "report.html").read_text()
     assert '<section id="probabilistic">' in page
+    # The assessment tops both the summary and the page.
+    assert out.index("Assessment:") < out.index("Both level sets")
+    assert page.index('id="assessment"') < page.index('id="probabilistic"')
+    assert out.count("Assessment:") == 1
     assert "nats of mean log-loss" in page
 
 
@@ -68,9 +72,12 @@ def test_the_log_loss_tolerance_is_checked(csv, capsys):
 
 
 def _stub(certified, text):
+    assessment = SimpleNamespace(text=lambda: "ASSESSMENT")
     return SimpleNamespace(
-        certified=certified,
+        auditor=SimpleNamespace(assessment_=assessment),
         open_values=lambda: [] if certified else ["ambiguity"],
+        ranges=pd.DataFrame({"certified": [True, certified]}),
+        bounds={"ambiguity": (0.2, 0.2 if certified else 0.3)},
         summary=lambda: text,
     )
 
@@ -88,6 +95,7 @@ def test_the_certified_audit_leads(decisions, probabilistic, lead):
     both = BothReport(_stub(decisions, "ZERO-ONE"), _stub(probabilistic, "PROB"))
     assert both.lead() == lead
     text = both.summary()
+    assert text.startswith("ASSESSMENT")
     first, second = (
         ("PROB", "ZERO-ONE")
         if lead == "probabilistic"
