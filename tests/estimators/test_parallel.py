@@ -48,3 +48,34 @@ def test_parallel_path_gives_the_same_numbers():
     assert len(serial) > 3 and serial["certified"].all()
     for column in ("ambiguity", "discrepancy", "certified"):
         np.testing.assert_array_equal(serial[column], parallel[column])
+
+
+def binary_audit(n_jobs):
+    # A binary table on which ambiguity at 2% needs some ten flip MIPs.
+    X, y = random_tiny(0, n=120, d=8, levels=2, noise=0.1)
+    auditor = MultiplicityAuditor(
+        LogisticRegression(), time_limit=30, total_time_limit=None, n_jobs=n_jobs
+    ).fit(X, y)
+    return auditor.ambiguity_bounds(0.02), auditor.discrepancy_bounds(0.02), auditor
+
+
+def test_flip_mips_on_a_local_cluster_of_two_processes_give_the_same_numbers():
+    distributed = pytest.importorskip("distributed")
+    serial = binary_audit(1)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        with distributed.get_task_stream(client) as stream:
+            with parallel_config(backend="dask"):
+                on_cluster = binary_audit(2)
+        workers = {task["worker"] for task in stream.data}
+        addresses = set(client.scheduler_info()["workers"])
+    assert serial[0] == on_cluster[0] and serial[0][0] == serial[0][1]  # certified
+    assert serial[1] == on_cluster[1] and serial[1][0] == serial[1][1]
+    assert stream.data, "no MIP was shipped to the cluster"
+    assert workers <= addresses
+    flip_mips = [e for e in on_cluster[2].mip_log_ if e["mip"].startswith("flip")]
+    assert flip_mips
