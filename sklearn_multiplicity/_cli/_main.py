@@ -46,7 +46,22 @@ def _finish(report, out):
     if out is not None:
         files = report.write(out)
         print(f"\nReport written to {out}/: " + ", ".join(p.name for p in files))
+        if not _has_matplotlib():
+            print(
+                "note: plots skipped: matplotlib is not installed "
+                "(pip install matplotlib)",
+                file=sys.stderr,
+            )
     return 0
+
+
+def _has_matplotlib():
+    """Whether the report's plots can be drawn."""
+    try:
+        from matplotlib.figure import Figure  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _constraints(args, groups):

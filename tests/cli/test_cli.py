@@ -457,3 +457,17 @@ def test_a_baseline_far_from_the_class_optimum_is_said_so(tmp_path, capsys):
     code, out, err = run(capsys, "audit", close, "--target", "y", *FAST)
     assert code == 0, err
     assert "how far the baseline is" not in out
+
+
+def test_without_matplotlib_the_terminal_says_so_once(
+    csv, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)  # not installed
+    out_dir = tmp_path / "out"
+    code, _, err = run(
+        capsys, "audit", csv, "--target", "outcome", "--out", out_dir, *FAST
+    )
+    assert code == 0, err
+    assert err.count("matplotlib is not installed (pip install matplotlib)") == 1
+    assert not (out_dir / "path.png").exists()
+    assert "Plots skipped" in (out_dir / "report.html").read_text()
