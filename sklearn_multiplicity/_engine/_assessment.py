@@ -21,6 +21,7 @@ import time
 import numpy as np
 
 from .._core import PatternProblem, logistic_fit
+from .._core._problem import distinct_rows
 from .._mip import IdentitySeparator, _formulations, encode
 from ._plans import ASSESSMENT_LP_SECONDS
 from ._records import Assessment, Route
@@ -198,12 +199,8 @@ def _regime(n_patterns, share):
 
 
 def _n_distinct(matrix):
-    """Distinct rows of ``matrix``."""
-    matrix = np.ascontiguousarray(matrix, dtype=float) + 0.0  # -0.0 is 0.0
-    if matrix.shape[1] == 0:
-        return 1
-    width = matrix.dtype.itemsize * matrix.shape[1]
-    return int(np.unique(matrix.view(np.dtype((np.void, width)))).size)
+    """Distinct rows of ``matrix`` (as the problem counts its patterns)."""
+    return len(distinct_rows(np.asarray(matrix, dtype=float))[0])
 
 
 def _routes(session, binary, names, regime, limit):
