@@ -28,7 +28,7 @@ from ._opening import (
     record_summary,
     value_or_lower_bound,
 )
-from ._progress import audit_progress
+from ._progress import audit_progress, bounds_progress
 from ._warnings import warn_if_constant, warn_if_outside_class
 
 
@@ -99,8 +99,9 @@ class MultiplicityAuditor(
     verbose : int, default=0
         ``>= 1``: a bar of each tolerance's audit (people decided out of
         all, the ambiguity band and the most disagreement found, read every
-        two seconds, also while one MIP runs) and of the discrepancy MIPs of
-        ``path``; ``> 1``: solver logs.
+        two seconds, also while one MIP runs), of the minimum error's band
+        when it is solved, and of the discrepancy MIPs of ``path``; ``> 1``:
+        solver logs.
     constraints : list, default=None
         Constraints from :mod:`sklearn_multiplicity.constraints` that the
         baseline and every model of the level sets meet (the default
@@ -264,8 +265,9 @@ class MultiplicityAuditor(
         weight = check_weights(sample_weight, X_checked)
         self.groups_ = check_groups(groups, len(y))
         unit_weight = None if sample_weight is None else weight
+        default = self._default() if self.estimator is None else None
         baseline, session, min_error, self.assessment_ = baseline_and_session(
-            self, X, y, y01, weight, unit_weight
+            self, default, X, y, y01, weight, unit_weight
         )
         self.estimator_, self._fitted_baseline = baseline.estimator, baseline
         predictions = linear_predictions(baseline, X, self.classes_)
@@ -293,7 +295,9 @@ class MultiplicityAuditor(
         default baseline's ``fit`` solves it.
         """
         check_is_fitted(self)
-        return self.session_.min_error_bounds(self.total_time_limit, self.time_limit)
+        limits = (self.total_time_limit, self.time_limit)
+        with bounds_progress(self.verbose, limits[0], "minimum error") as seen:
+            return self.session_.min_error_bounds(*limits, progress=seen)
 
     def _default(self):
         names = ["solver", "time_limit", "margin", "weights", "max_weight", "cuts"]

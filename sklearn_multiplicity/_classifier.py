@@ -11,6 +11,7 @@ from sklearn.utils.validation import validate_data
 from ._baseline import check_no_text
 from ._core._validation import check_binary_target, check_weights, resolve_threads
 from ._engine import AuditSession, Deadline
+from ._progress import bounds_progress
 from .backends import Backend
 
 #: Seconds allowed beyond ``time_limit`` for compression, model building,
@@ -77,7 +78,9 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
     random_state : int or None, default=None
         Seed of the solver and of the warm start.
     verbose : int, default=0
-        ``> 1`` prints the solver log.
+        ``>= 1``: a bar of the fit's seconds and its band of errors (the
+        best model found and the best proof), read every two seconds, also
+        while the MIP runs; ``> 1``: the solver log too.
     constraints : list, default=None
         Constraints from :mod:`sklearn_multiplicity.constraints`
         (:class:`~sklearn_multiplicity.constraints.MaxNonzero`,
@@ -204,61 +207,68 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
             The fitted classifier.
         """
         deadline = Deadline(self.time_limit)
-        session = self._session(X, y, sample_weight, groups=groups)
-        return self._store(session, session.min_error(deadline))
-
-    def _session(self, X, y, sample_weight, groups=None, **engine):
-        """Validate the data; the :class:`AuditSession` of its MIPs.
-
-        ``engine`` (``n_jobs``, ``strategy``) sets up the session for an
-        audit that reuses this fit (:class:`MultiplicityAuditor`).
-        """
-        check_no_text(X, type(self).__name__)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
-        self.classes_, y01 = check_binary_target(y)
-        weight = check_weights(sample_weight, X)
-        return AuditSession.from_data(
-            X,
-            y01,
-            weight,
-            solver=self.solver,
-            weights=self.weights,
-            margin=self.margin,
-            max_weight=self.max_weight,
-            cuts=self.cuts,
-            threads=resolve_threads(self.n_jobs),
-            random_state=self.random_state,
-            verbose=self.verbose,
-            constraints=self.constraints,
-            groups=None if groups is None else np.asarray(groups),
-            feature_names=getattr(self, "feature_names_in_", None),
-            **engine,
-        )
-
-    def _store(self, session, fit):
-        """Set the fitted attributes from a :class:`MinErrorResult`."""
-        model, summary = session.found_model(fit.model), session.summary()
-        self.coef_ = model.coef.reshape(1, -1)
-        self.intercept_ = np.array([model.intercept])
-        self.n_errors_ = model.errors
-        self.training_error_ = model.errors / summary.total_weight
-        self.lower_bound_ = fit.lower_bound
-        self.status_ = fit.status.value
-        self.gap_ = fit.gap
-        self.solve_time_ = fit.solve_time
-        self.solver_status_ = fit.solver_status.value
-        self.n_patterns_ = summary.n_patterns
-        self.n_identities_ = summary.n_identities
-        self.warm_start_ = {
-            "source": fit.warm_start.source,
-            "n_errors": fit.warm_start.errors,
-        }
-        self.hypothesis_class_ = summary.hypothesis_class
-        self.constraints_ = summary.constraints
-        return self
+        session = open_session(self, X, y, sample_weight, groups=groups)
+        with bounds_progress(self.verbose, self.time_limit, "minimum error") as seen:
+            fit = session.min_error(deadline, progress=seen)
+        return store_fit(self, session, fit)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         tags.input_tags.sparse = False
         return tags
+
+
+def open_session(classifier, X, y, sample_weight, groups=None, **engine):
+    """Validate the data of ``classifier`` (a :class:`ZeroOneLinearClassifier`);
+    the :class:`AuditSession` of its MIPs.
+
+    ``engine`` (``n_jobs``, ``strategy``) sets up the session for an
+    audit that reuses this fit (:class:`MultiplicityAuditor`).
+    """
+    check_no_text(X, type(classifier).__name__)
+    X, y = validate_data(classifier, X, y, dtype=np.float64, ensure_all_finite=True)
+    classifier.classes_, y01 = check_binary_target(y)
+    weight = check_weights(sample_weight, X)
+    return AuditSession.from_data(
+        X,
+        y01,
+        weight,
+        solver=classifier.solver,
+        weights=classifier.weights,
+        margin=classifier.margin,
+        max_weight=classifier.max_weight,
+        cuts=classifier.cuts,
+        threads=resolve_threads(classifier.n_jobs),
+        random_state=classifier.random_state,
+        verbose=classifier.verbose,
+        constraints=classifier.constraints,
+        groups=None if groups is None else np.asarray(groups),
+        feature_names=getattr(classifier, "feature_names_in_", None),
+        **engine,
+    )
+
+
+def store_fit(classifier, session, fit):
+    """Set the fitted attributes of ``classifier`` (a
+    :class:`ZeroOneLinearClassifier`) from a :class:`MinErrorResult`; returns
+    ``classifier``."""
+    model, summary = session.found_model(fit.model), session.summary()
+    classifier.coef_ = model.coef.reshape(1, -1)
+    classifier.intercept_ = np.array([model.intercept])
+    classifier.n_errors_ = model.errors
+    classifier.training_error_ = model.errors / summary.total_weight
+    classifier.lower_bound_ = fit.lower_bound
+    classifier.status_ = fit.status.value
+    classifier.gap_ = fit.gap
+    classifier.solve_time_ = fit.solve_time
+    classifier.solver_status_ = fit.solver_status.value
+    classifier.n_patterns_ = summary.n_patterns
+    classifier.n_identities_ = summary.n_identities
+    classifier.warm_start_ = {
+        "source": fit.warm_start.source,
+        "n_errors": fit.warm_start.errors,
+    }
+    classifier.hypothesis_class_ = summary.hypothesis_class
+    classifier.constraints_ = summary.constraints
+    return classifier

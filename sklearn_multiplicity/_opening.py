@@ -6,12 +6,14 @@ import pandas as pd
 
 from . import _people as people
 from ._baseline import Baseline, fit_baseline
+from ._classifier import open_session, store_fit
 from ._core._validation import PerClassEpsilon, check_tolerance, resolve_threads
 from ._engine import AuditSession, Deadline
+from ._progress import bounds_progress
 from ._warnings import constant_class, warn_assessment, warn_if_constraints_left_out
 
 
-def baseline_and_session(auditor, X, y, y01, weight, sample_weight):
+def baseline_and_session(auditor, default, X, y, y01, weight, sample_weight):
     """The fitted baseline, the session of the audit, its assessment and, when
     already solved, the minimum error of its class.
 
@@ -26,6 +28,9 @@ def baseline_and_session(auditor, X, y, y01, weight, sample_weight):
     ----------
     auditor : MultiplicityAuditor
         The auditor being fitted (its parameters and ``groups_``).
+    default : ZeroOneLinearClassifier or None
+        The default baseline, fitted here, when the auditor has no
+        ``estimator``.
     X, y : the training data as given to ``fit``.
     y01 : ndarray of int
         The labels in {0, 1}.
@@ -43,15 +48,16 @@ def baseline_and_session(auditor, X, y, y01, weight, sample_weight):
     """
     threads = resolve_threads(auditor.n_jobs)
     engine = {"n_jobs": threads, "strategy": auditor.strategy}
-    if auditor.estimator is None:
-        classifier = auditor._default()
-        classifier._validate_params()
+    if default is not None:
+        default._validate_params()
         groups = auditor.groups_
-        session = classifier._session(X, y, sample_weight, groups=groups, **engine)
+        session = open_session(default, X, y, sample_weight, groups=groups, **engine)
         assessment = assess(auditor, session, None)
-        deadline = Deadline(auditor.total_time_limit, per_mip=auditor.time_limit)
-        min_error = session.min_error(deadline)
-        baseline = Baseline.of(classifier._store(session, min_error))
+        limit = auditor.total_time_limit
+        deadline = Deadline(limit, per_mip=auditor.time_limit)
+        with bounds_progress(auditor.verbose, limit, "minimum error") as seen:
+            min_error = session.min_error(deadline, progress=seen)
+        baseline = Baseline.of(store_fit(default, session, min_error))
         return baseline, session, min_error, assessment
     baseline = fit_baseline(auditor.estimator, X, y, sample_weight)
     warn_if_constraints_left_out(baseline.linear, auditor.constraints)

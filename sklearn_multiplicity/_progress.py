@@ -7,6 +7,7 @@ bands.
 """
 
 import contextlib
+import sys
 import threading
 
 #: Seconds between two readings of a running audit.
@@ -117,3 +118,146 @@ def progress_bar(verbose, total, desc, unit="pattern"):
             bar.close()
 
     return update
+
+
+class BoundsReading:
+    """The band of a running minimisation: the lowest bound and the best
+    objective reported so far (thread-safe, since solvers report from their
+    own threads).
+
+    Parameters
+    ----------
+    heard : callable or None
+        Called once, at the first report (the display starts then, so that a
+        minimisation already solved shows nothing).
+    """
+
+    def __init__(self, heard=None):
+        self.lower, self.upper = -float("inf"), float("inf")
+        self.reported = False
+        self._heard = heard
+        self._lock = threading.Lock()
+
+    def __call__(self, lower, upper):
+        """Tighten the band with a reported ``lower`` and ``upper`` (``nan``:
+        not known)."""
+        with self._lock:
+            first, self.reported = not self.reported, True
+            if lower == lower:
+                self.lower = max(self.lower, lower)
+            if upper == upper:
+                self.upper = min(self.upper, upper)
+        if first and self._heard is not None:
+            self._heard()
+
+    def text(self, unit):
+        with self._lock:
+            lower, upper = self.lower, self.upper
+        return f"[{_number(lower)}, {_number(upper)}] {unit}"
+
+
+def _number(value):
+    return "?" if value in (float("inf"), -float("inf")) else f"{value:,.6g}"
+
+
+@contextlib.contextmanager
+def bounds_progress(verbose, limit, desc, unit="errors"):
+    """A context yielding ``report(lower, upper)`` for a running
+    minimisation (``verbose >= 1``), or None.
+
+    From the first report on, a bar counts the seconds spent out of ``limit``
+    (without a total when ``limit`` is None) and shows the band reported so
+    far, read every :data:`TICK_SECONDS` seconds, also while one MIP runs.
+    Nothing is shown when nothing is reported (an answer already known).
+
+    Parameters
+    ----------
+    verbose : int
+    limit : float or None
+        Seconds the minimisation may take.
+    desc : str
+        Label of the bar.
+    unit : str, default="errors"
+        What the bounds count.
+    """
+    if verbose < 1:
+        yield None
+        return
+    import time
+
+    from tqdm.auto import tqdm
+
+    total = None if limit is None else round(float(limit), 1)
+    began = time.perf_counter()
+    bars = []
+
+    def open_bar():
+        bar_format = None if total is None else _SECONDS_BAR
+        bars.append(tqdm(total=total, desc=desc, unit="s", bar_format=bar_format))
+
+    reading = BoundsReading(heard=open_bar)
+
+    def show():
+        if not bars:
+            return
+        elapsed = time.perf_counter() - began
+        bars[0].n = round(elapsed if total is None else min(elapsed, total), 1)
+        bars[0].set_postfix_str(reading.text(unit), refresh=True)
+
+    try:
+        with ticking(show):
+            yield reading
+    finally:
+        for bar in bars:
+            bar.close()
+
+
+#: A bar of seconds: elapsed of the limit, then the band.
+_SECONDS_BAR = "{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} s{postfix}"
+
+
+class StageProgress:
+    """Progress of a request run in stages (``verbose >= 1``): a line per
+    stage, and while a stage runs, a bar of the items it settled, read every
+    :data:`TICK_SECONDS` seconds.
+
+    Parameters
+    ----------
+    prefix : str
+        Start of every line (who speaks, about what).
+    unit : str, default="end"
+        What a stage settles.
+    """
+
+    def __init__(self, prefix, unit="end"):
+        self.prefix = prefix
+        self.unit = unit
+
+    def line(self, text):
+        """Print one line of the request (on stderr, beside the bars)."""
+        print(f"{self.prefix}{text}", file=sys.stderr, flush=True)
+
+    @contextlib.contextmanager
+    def stage(self, name, asked):
+        """A context yielding ``settled(k)``, which counts ``k`` more items
+        settled (thread-safe) on a bar of ``asked``."""
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=asked, desc=name, unit=self.unit)
+        lock = threading.Lock()
+        count = [0]
+
+        def settled(k):
+            with lock:
+                count[0] += k
+
+        def show():
+            with lock:
+                bar.n = count[0]
+            bar.refresh()
+
+        try:
+            with ticking(show):
+                yield settled
+        finally:
+            bar.close()

@@ -166,6 +166,7 @@ def _run_both(args, X, y, groups, dataset):
             groups=groups,
             n_jobs=args.n_jobs,
             random_state=args.random_state,
+            verbose=0 if args.quiet else 1,
             dataset=dataset,
         )
 
@@ -223,6 +224,7 @@ def _run_probabilistic(args, X, y, groups, dataset):
         n_jobs=args.n_jobs,
         total_time_limit=args.total_time_limit,
         random_state=args.random_state,
+        verbose=0 if args.quiet else 1,
         dataset=dataset,
     )
 

@@ -36,6 +36,7 @@ def run_probabilistic_audit(
     n_jobs=None,
     total_time_limit=None,
     random_state=0,
+    verbose=0,
     dataset=None,
 ):
     """Fit a :class:`ProbabilisticAuditor` and collect everything reported.
@@ -56,6 +57,8 @@ def run_probabilistic_audit(
         left (``None``: the auditor's default limit per request).
     random_state : int or None, default=0
         The auditor's ``random_state`` (an int keeps the report reproducible).
+    verbose : int, default=0
+        The auditor's ``verbose`` (``1``: progress on stderr).
     dataset : dict, default=None
         Description of the data copied into the report.
 
@@ -72,6 +75,7 @@ def run_probabilistic_audit(
             threshold=threshold,
             n_jobs=n_jobs,
             random_state=random_state,
+            verbose=verbose,
         ).fit(X, y)
         timings["fit"] = time.perf_counter() - start
         start = time.perf_counter()

@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from .._core import PatternProblem, logistic_fit
+from .._core import PatternProblem
 from .._core._problem import distinct_rows
 from .._mip import IdentitySeparator, _formulations, encode
 from ._plans import ASSESSMENT_LP_SECONDS
@@ -160,7 +160,7 @@ def _root_share(enc, problem):
     logistic regression) and the share of them the bound proves; the bound
     is ``None`` on problems too large for the LP."""
     best = float(min(problem.positive_weight.sum(), problem.negative_weight.sum()))
-    fit = logistic_fit(enc, random_state=0)
+    fit = enc.logistic
     if fit is not None:
         scores = enc.X[: enc.n_train] @ fit[0] + fit[1]
         wrong = np.where(scores > 0, problem.negative_weight, problem.positive_weight)

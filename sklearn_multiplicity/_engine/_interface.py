@@ -120,10 +120,11 @@ class SessionInterface:
         """Let the audit of ``budget`` spend ``seconds`` more (``refine``)."""
         self.accounts.grant(("tolerance", budget), seconds, limit)
 
-    def min_error_bounds(self, limit, per_mip=None):
+    def min_error_bounds(self, limit, per_mip=None, *, progress=None):
         """Certified ``(lower, upper)`` on the fewest errors of the class,
-        solved once, within what its account has left of ``limit``."""
-        fit = self.settle_min_error(limit, per_mip)
+        solved once, within what its account has left of ``limit``
+        (``progress``: see :meth:`min_error`)."""
+        fit = self.settle_min_error(limit, per_mip, progress=progress)
         return (fit.lower_bound, fit.model.errors)
 
     def path(self, max_eps, step, n_discrepancy, limit, per_mip=None, *, progress=None):

@@ -11,7 +11,6 @@ from .._core import (
     Status,
     constant_models,
     in_class,
-    logistic_fit,
     logistic_model,
     verify,
 )
@@ -80,6 +79,10 @@ class MinErrorResult:
         return Status(self.result.status)
 
 
+def _unheard(lower, upper):
+    """The progress of a minimisation nobody follows."""
+
+
 def _descended(enc, model, deadline):
     """``model`` improved by descents (:meth:`~._descent.Descent.fewest_errors`)
     until ``deadline`` or :data:`DESCENT_TRIES` fail in a row."""
@@ -132,7 +135,13 @@ def _by_support(enc, split, backend, deadline, warm, candidates, mip):
 
 
 def solve_min_error(
-    enc, backend, deadline, *, random_state=None, separator=None, split=None
+    enc,
+    backend,
+    deadline,
+    *,
+    separator=None,
+    split=None,
+    progress=None,
 ):
     """Certified minimum error over the class of ``enc``, with a warm start.
 
@@ -146,12 +155,16 @@ def solve_min_error(
     :class:`~._supports.SupportSplit`) is solved support by support instead,
     the joint MIP only if time runs out first.
 
+    ``progress(lower, upper)``, when given, hears the band as it narrows:
+    after each step, and from the solver while the MIP runs (its incumbent,
+    not yet verified, as the upper end).
+
     Returns
     -------
     MinErrorResult
     """
     candidates = constant_models(enc)
-    fit = logistic_fit(enc, random_state=random_state)
+    fit = enc.logistic
     logistic = None if fit is None else logistic_model(enc, fit=fit)
     candidates.append(logistic)
     if logistic is None and fit is not None and not enc.hypothesis.integer:
@@ -169,6 +182,8 @@ def solve_min_error(
     if not candidates:
         raise ValueError(NO_MODEL)
     warm = min(candidates, key=lambda m: m.errors)
+    progress = progress or _unheard
+    progress(enc.problem.unavoidable_errors, warm.errors)
     descends = applies(enc) and not enc.constraints
     skip = {
         name
@@ -188,12 +203,14 @@ def solve_min_error(
         if descended is not warm:
             candidates.append(descended)
             warm = descended
+            progress(np.nan, warm.errors)
     mip = _formulations.min_error(enc, hint=enc.hint_from((warm.w, warm.b)))
     if split is not None:
         by_support = _by_support(
             enc, split, backend, plan.step("support"), warm, candidates, mip
         )
         if by_support is not None:
+            progress(by_support.lower_bound, by_support.model.errors)
             return by_support
         # Out of time: the joint MIP starts from the best support's model.
         warm = min(candidates, key=lambda m: m.errors)
@@ -209,8 +226,13 @@ def solve_min_error(
         subsets_bound, _, _ = error_lower_bound(enc, time_limit=subsets.limit())
         if enc.problem.weights_are_integral:
             subsets_bound = np.ceil(subsets_bound - BOUND_SLACK)
+        progress(subsets_bound, np.nan)
     backend.time_limit = plan.step("mip").limit()
-    result = backend.solve(mip)
+    backend.observer = lambda primal, dual: progress(dual, primal)
+    try:
+        result = backend.solve(mip)
+    finally:
+        backend.observer = None
 
     model = warm
     if result.has_solution:
@@ -243,6 +265,7 @@ def solve_min_error(
             RuntimeWarning,
             stacklevel=4,
         )
+    progress(lower, model.errors)
     optimal = bool(LevelSet.within(model.errors, lower))
     gap = (model.errors - lower) / model.errors if model.errors > 0 else 0.0
     return MinErrorResult(

@@ -217,16 +217,18 @@ class AuditSession(SessionInterface, BandReadings):
         self.solvers.backend = backend
 
     # -- set-up ------------------------------------------------------------------
-    def min_error(self, deadline):
-        """The certified minimum error of the class (a :class:`MinErrorResult`)."""
+    def min_error(self, deadline, *, progress=None):
+        """The certified minimum error of the class (a :class:`MinErrorResult`);
+        ``progress(lower, upper)``, when given, hears the band as it narrows,
+        also while the MIP runs."""
         separator = self.solvers.separator(deadline) if self.enc.n_identities else None
         return solve_min_error(
             self.enc,
             copy.copy(self.backend),
             deadline,
-            random_state=self.random_state,
             separator=separator,
             split=self.solvers.support_split,
+            progress=progress,
         )
 
     def start(self, predictions, coef, intercept, *, min_error=None):
@@ -282,12 +284,13 @@ class AuditSession(SessionInterface, BandReadings):
             for m in self.state.pool.models
         )
 
-    def settle_min_error(self, limit, per_mip=None):
+    def settle_min_error(self, limit, per_mip=None, *, progress=None):
         """The class's minimum error, solved once, on first need, within what
-        its account (``limit`` seconds) has left; a :class:`MinErrorResult`."""
+        its account (``limit`` seconds) has left; a :class:`MinErrorResult`
+        (``progress``: see :meth:`min_error`)."""
         if self.min_error_fit is None:
             with self.accounts.charge(("min error",), limit, per_mip) as deadline:
-                self._learn_min_error(self.min_error(deadline))
+                self._learn_min_error(self.min_error(deadline, progress=progress))
         return self.min_error_fit
 
     def _learn_min_error(self, fit):

@@ -29,7 +29,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from .._core import TOLERANCE, error_ceiling
+from .._core import TOLERANCE, error_ceiling, logistic_fit
 from ._constraints import Layout
 from ._cuts import affine_identities, identity_rows
 from ._program import MIP
@@ -57,6 +57,13 @@ class Encoding:
     #: The weight box, as tightened by the constraints.
     w_lower: np.ndarray = None
     w_upper: np.ndarray = None
+
+    @cached_property
+    def logistic(self):
+        """``(w, b)`` of the logistic regression (``C=1``) on the weighted
+        training patterns, or None (:func:`~.._core.logistic_fit`): fitted
+        once, for the warm starts and for the assessment."""
+        return logistic_fit(self)
 
     def weight_bounds(self):
         """``(w_lo, w_hi, b_lo, b_hi)`` of the (constrained) class."""

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._baseline import BaselineDelegationMixin, fit_baseline
 from .._core._validation import check_binary_target, check_weights
 from .._engine import Deadline
+from .._progress import StageProgress
 from . import _measures
 from ._family import check_logistic, describe, objective_of, penalty_of
 from ._level_set import LevelSet
@@ -101,7 +102,8 @@ class ProbabilisticAuditor(
     verbose : int, default=0
         ``>= 1``: a progress line for each stage of a request's ranges (the
         closed-form bounds, the boundary walk and the exact solver), with
-        the ends it settled and its time.
+        the ends it settled and its time, and while a stage runs a bar of
+        the ends settled so far, read every two seconds.
     time_limit : float or None, default="deprecated"
         Former name of ``total_time_limit``; when set, its value is used.
 
@@ -321,20 +323,16 @@ class ProbabilisticAuditor(
             self.tol,
             deadline=deadline,
             n_jobs=self.n_jobs,
-            log=self._log(eps) if self.verbose >= 1 else None,
+            progress=self._progress(eps) if self.verbose >= 1 else None,
         )
         if rows is None:
             self._cache[key] = (ranges, budget)
         return ranges
 
-    def _log(self, eps):
-        """Print the progress lines of a request at ``eps`` (``verbose >= 1``)."""
-        name = type(self).__name__
-
-        def log(line):
-            print(f"[{name}] eps={eps:g} nats: {line}", flush=True)
-
-        return log
+    def _progress(self, eps):
+        """The progress of a request at ``eps`` (``verbose >= 1``): a line
+        per stage, a bar of the ends settled while a stage runs."""
+        return StageProgress(f"[{type(self).__name__}] eps={eps:g} nats: ")
 
     def _deadline(self):
         """The deadline of a request starting now (see :func:`request_deadline`)."""

@@ -7,7 +7,9 @@ boundary walk (:mod:`._walk`) and then the exact solver.
 """
 
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -70,7 +72,7 @@ class LevelSet:
             )
         return self._ellipsoids[eps]
 
-    def ranges(self, rows, eps, refine, tol, deadline, n_jobs=None, log=None):
+    def ranges(self, rows, eps, refine, tol, deadline, n_jobs=None, progress=None):
         """Certified ranges of the scores ``rows @ theta`` (rows augmented).
 
         ``refine(bounds)`` returns the masks ``(lower, upper)`` of the ends to
@@ -78,15 +80,17 @@ class LevelSet:
         settles most of them, the exact solver the rest; both stop at
         ``deadline`` (a :class:`~sklearn_multiplicity._engine.Deadline`;
         ``Deadline(None)``: never), leaving certified brackets.
-        ``log(line)``, when given, receives a progress line per stage.
+        ``progress``, when given (a :class:`~.._progress.StageProgress`),
+        receives a line per stage and counts the ends settled while a stage
+        runs.
         """
         start = time.perf_counter()
         outer, inner = self.ellipsoids(eps)
         b = closed_form_bounds(rows, rows @ self.theta0, outer, inner)
         p, n = rows.shape[1], rows.shape[0]
-        if log is not None:
+        if progress is not None:
             need_lo, need_hi = refine(b)
-            log(
+            progress.line(
                 f"closed-form bounds of {n} people in "
                 f"{time.perf_counter() - start:.2f} s; "
                 f"{int(need_lo.sum() + need_hi.sum())} of {2 * n} ends left open"
@@ -98,11 +102,12 @@ class LevelSet:
         )
         for name, solver, open_ends in stages:
             start = time.perf_counter()
+            stage = None if progress is None else partial(progress.stage, name)
             asked, left = _settle(
-                rows, b, models, refine, solver, tol, n_jobs, deadline
+                rows, b, models, refine, solver, tol, n_jobs, deadline, stage
             )
-            if log is not None and asked:
-                log(
+            if progress is not None and asked:
+                progress.line(
                     f"{name} settled {asked - left} of {asked} ends in "
                     f"{time.perf_counter() - start:.2f} s"
                     + (f"; {left} {open_ends}" if left else "")
@@ -167,19 +172,29 @@ def _keep_found(models, index, thetas):
     models[:, index[found]] = thetas[:, found]
 
 
-def _settle(rows, b, models, refine, solver, tol, n_jobs, deadline):
+def _settle(rows, b, models, refine, solver, tol, n_jobs, deadline, stage=None):
     """Run ``solver`` on the ends ``refine(b)`` asks for and write its
     brackets and models back; how many ends it was asked to settle and how
-    many it left open."""
+    many it left open. ``stage(asked)``, when given, is the context that
+    counts the ends settled as the solver runs."""
     lower_models, upper_models = models
     need_lo, need_hi = refine(b)
     lo_idx, hi_idx = np.flatnonzero(need_lo), np.flatnonzero(need_hi)
     C = np.hstack([rows[hi_idx].T, -rows[lo_idx].T])
     known_lo = np.concatenate([b.upper_in[hi_idx], -b.lower_in[lo_idx]])
     known_hi = np.concatenate([b.upper_out[hi_idx], -b.lower_out[lo_idx]])
-    lo, hi, thetas = solver(
-        C, known_lo, known_hi, tol, deadline=deadline, n_jobs=n_jobs
-    )
+    asked = lo_idx.size + hi_idx.size
+    watching = stage(asked) if stage is not None and asked else nullcontext()
+    with watching as settled:
+        lo, hi, thetas = solver(
+            C,
+            known_lo,
+            known_hi,
+            tol,
+            deadline=deadline,
+            n_jobs=n_jobs,
+            progress=settled,
+        )
     k = hi_idx.size
     b.upper_in[hi_idx], b.upper_out[hi_idx] = lo[:k], hi[:k]
     b.lower_in[lo_idx], b.lower_out[lo_idx] = -lo[k:], -hi[k:]

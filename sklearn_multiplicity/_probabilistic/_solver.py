@@ -62,6 +62,8 @@ def solve_ends(objective, C, theta_c, F_c, level, lower, upper, tol, **kwargs):
         brackets stay certified, only wider.
     n_jobs : int or None, keyword
         Parallel batches (joblib).
+    progress : callable or None, keyword
+        Hears the ends each batch settled (see :func:`in_batches`).
 
     Returns
     -------
@@ -79,17 +81,26 @@ def solve_ends(objective, C, theta_c, F_c, level, lower, upper, tol, **kwargs):
     return in_batches(solve, C, lower, upper, tol, BATCH, n_jobs, **kwargs)
 
 
-def in_batches(solve, C, lower, upper, tol, width, n_jobs, **kwargs):
+def in_batches(solve, C, lower, upper, tol, width, n_jobs, *, progress=None, **kwargs):
     """``solve(C, lower, upper, tol, **kwargs)`` over batches of ``width``
     columns, joined.
 
     Batches of small matrices: one BLAS thread each, the batches in threads
     (numpy releases the GIL), no copies of the data to worker processes.
+    ``progress(settled)``, when given, hears how many ends each finished
+    batch settled (brackets at most ``tol`` wide).
     """
     chunks = [slice(s, s + width) for s in range(0, C.shape[1], width)]
+
+    def batch(s):
+        part = solve(C[:, s], lower[s], upper[s], tol, **kwargs)
+        if progress is not None:
+            progress(int(np.count_nonzero(prob_gap(part[0], part[1]) <= tol)))
+        return part
+
     with threadpool_limits(1):
         parts = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(solve)(C[:, s], lower[s], upper[s], tol, **kwargs) for s in chunks
+            delayed(batch)(s) for s in chunks
         )
     lo = np.concatenate([p[0] for p in parts])
     hi = np.concatenate([p[1] for p in parts])

@@ -75,7 +75,7 @@ class BoundaryWalk:
     def usable(self):
         return self.lower_factor is not None and self.steer_factor is not None
 
-    def run(self, C, lower, upper, tol, *, deadline, n_jobs=None):
+    def run(self, C, lower, upper, tol, *, deadline, n_jobs=None, progress=None):
         """Improve certified brackets of ``max C[:, k] . theta``.
 
         Same contract as :func:`._solver.solve_ends`: stops at ``deadline``
@@ -88,7 +88,15 @@ class BoundaryWalk:
             return lower.copy(), upper.copy(), np.full(C.shape, np.nan)
         width = max(1, min(256, BLOCK_FLOATS // self.objective.X.shape[0]))
         return in_batches(
-            self._walk, C, lower, upper, tol, width, n_jobs, deadline=deadline
+            self._walk,
+            C,
+            lower,
+            upper,
+            tol,
+            width,
+            n_jobs,
+            progress=progress,
+            deadline=deadline,
         )
 
     def _walk(self, C, lower, upper, tol, deadline):

@@ -32,5 +32,6 @@ class AutoBackend(Backend):
             threads=self.threads,
             random_state=self.random_state,
             verbose=self.verbose,
+            observer=self.observer,
         )
         return backend._solve(mip, first_solution=first_solution)

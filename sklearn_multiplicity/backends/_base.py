@@ -31,6 +31,11 @@ class Backend:
         Solver seed.
     verbose : int
         Print the solver log when > 1.
+    observer : callable or None
+        ``observer(primal, dual)``, called while a MIP runs with its best
+        objective value and bound so far (in the weights of the problem,
+        ``nan`` or infinite while unknown), as often as the solver reports
+        them. ``None``: not observed, and no solver callback is set.
     """
 
     name = "base"
@@ -42,11 +47,20 @@ class Backend:
     #: Absolute tolerance used to accept a returned solution.
     feasibility_tolerance = 1e-5
 
-    def __init__(self, *, time_limit=None, threads=None, random_state=None, verbose=0):
+    def __init__(
+        self,
+        *,
+        time_limit=None,
+        threads=None,
+        random_state=None,
+        verbose=0,
+        observer=None,
+    ):
         self.time_limit = time_limit
         self.threads = threads
         self.random_state = random_state
         self.verbose = verbose
+        self.observer = observer
 
     def solve(self, mip, *, first_solution=False):
         """Solve ``mip``.
@@ -90,6 +104,18 @@ class Backend:
 
     def _solve(self, mip, *, first_solution=False):  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _observe(self, mip, primal, dual):
+        """Hand the solver's ``primal`` and ``dual`` (in the MIP's objective
+        unit) to :attr:`observer` in weights; an observer's failure never
+        stops a solve."""
+        if self.observer is None:
+            return
+        unit = mip.objective_unit
+        try:
+            self.observer(unit * float(primal), unit * float(dual))
+        except Exception:  # noqa: BLE001 - progress is never worth a failed solve
+            self.observer = None
 
     def _checked(self, mip, result):
         # ``_solve`` reports in the MIP's objective unit: every check is made

@@ -91,7 +91,7 @@ class CpSatBackend(Backend):
         parameters.log_search_progress = self.verbose > 1
         parameters.stop_after_first_solution = bool(first_solution)
         try:
-            status = solver.solve(model)
+            status = solver.solve(model, self._reporter(mip, cp_model))
         except Exception as exc:  # noqa: BLE001 - any crash proves nothing
             raise SolverError(f"{type(exc).__name__}: {exc}") from exc
 
@@ -121,3 +121,20 @@ class CpSatBackend(Backend):
             solver=self.name,
             message=solver.status_name(status).lower(),
         )
+
+    def _reporter(self, mip, cp_model):
+        """A solution callback handing each new solution's objective and the
+        bound to the observer (None when the solve is not observed)."""
+        if self.observer is None:
+            return None
+        backend, offset = self, mip.objective_offset
+
+        class Reporter(cp_model.CpSolverSolutionCallback):
+            def on_solution_callback(self):
+                backend._observe(
+                    mip,
+                    self.objective_value + offset,
+                    self.best_objective_bound + offset,
+                )
+
+        return Reporter()

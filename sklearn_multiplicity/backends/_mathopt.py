@@ -7,6 +7,7 @@ one expression at a time costs more than solving them.
 
 import logging
 import math
+import re
 import time
 
 import numpy as np
@@ -124,14 +125,14 @@ class MathOptBackend(Backend):
         return proto
 
     def _solve(self, mip, *, first_solution=False):
-        from ortools.math_opt import callback_pb2
         from ortools.math_opt.core.python import solver
 
         mathopt = _mathopt()
         solver_type = getattr(mathopt.SolverType, self.solver_type_name)
         proto = model_proto(mip)
         params = self._parameters(mip, first_solution).to_proto()
-        log = _print_lines if self.verbose > 1 else None
+        log = self._log(mip)
+        registration, on_event = self._events(mip)
         start = time.perf_counter()
         try:
             result = solver.solve(
@@ -141,14 +142,25 @@ class MathOptBackend(Backend):
                 params,
                 self._model_parameters(mip),
                 log,
-                callback_pb2.CallbackRegistrationProto(),
-                None,
+                registration,
+                on_event,
                 None,
             )
         except Exception as exc:
             raise SolverError(unwrap_status_error(exc)) from exc
         elapsed = time.perf_counter() - start
         return self._parse(mip, result, elapsed)
+
+    def _log(self, mip):
+        """The solver log's callback: printed when ``verbose > 1``."""
+        return _print_lines if self.verbose > 1 else None
+
+    def _events(self, mip):
+        """The callback registration of a solve and its callback (none by
+        default)."""
+        from ortools.math_opt import callback_pb2
+
+        return callback_pb2.CallbackRegistrationProto(), None
 
     def _parse(self, mip, result, elapsed):
         from ortools.math_opt import result_pb2, solution_pb2
@@ -202,6 +214,32 @@ def _print_lines(lines):
         print(line)
 
 
+#: A node line of HiGHS's MIP log: an optional source letter, the node
+#: counts, the share explored, then the best bound and the best solution.
+_HIGHS_NODE_LINE = re.compile(
+    r"^\s*[A-Za-z]?\s+\d+\s+\d+\s+\d+\s+[\d.]+%\s+(\S+)\s+(\S+)\s"
+)
+
+
+def highs_bounds(line):
+    """``(dual, primal)`` of a node line of HiGHS's MIP log, or None.
+
+    Examples
+    --------
+    >>> highs_bounds(" R  0  0  0  0.00%  1751.858218  1631  7.41%  0 0 0 10 0.0s")
+    (1751.858218, 1631.0)
+    >>> highs_bounds("Presolving model") is None
+    True
+    """
+    match = _HIGHS_NODE_LINE.match(line)
+    if match is None:
+        return None
+    try:
+        return float(match.group(1)), float(match.group(2))
+    except ValueError:
+        return None
+
+
 def _timedelta(seconds):
     import datetime
 
@@ -238,6 +276,23 @@ class HighsBackend(MathOptBackend):
         # and rarely finds what the root heuristics would not.
         params.highs.bool_options["mip_heuristic_run_feasibility_jump"] = False
 
+    def _log(self, mip):
+        # HiGHS reports its bounds only in its log: an observed solve reads
+        # them from the node lines (and prints the log only when verbose).
+        printing = super()._log(mip)
+        if self.observer is None:
+            return printing
+
+        def read(lines):
+            if printing is not None:
+                printing(lines)
+            for line in lines:
+                bounds = highs_bounds(line)
+                if bounds is not None:
+                    self._observe(mip, bounds[1], bounds[0])
+
+        return read
+
 
 @register
 class ScipBackend(MathOptBackend):
@@ -261,3 +316,19 @@ class ScipBackend(MathOptBackend):
             # instead of 109 s (benchmarks/README.rst).
             params.cuts = _mathopt().Emphasis.OFF
             params.gscip.int_params["presolving/maxrestarts"] = 0
+
+    def _events(self, mip):
+        # SCIP reports its bounds at every node; only an observed solve asks.
+        from ortools.math_opt import callback_pb2
+
+        registration = callback_pb2.CallbackRegistrationProto()
+        if self.observer is None:
+            return registration, None
+        registration.request_registration.append(callback_pb2.CALLBACK_EVENT_MIP_NODE)
+
+        def on_event(data):
+            stats = data.mip_stats
+            self._observe(mip, stats.primal_bound, stats.dual_bound)
+            return callback_pb2.CallbackResultProto()
+
+        return registration, on_event

@@ -224,3 +224,61 @@ def test_scip_drops_its_cuts_and_restarts_on_ranked_disagreement_mips_only():
     for kind in ("flip", "min_error", "disagreement"):
         plain = backend._parameters(knapsack(kind=kind), first_solution=False)
         assert plain.cuts is None and not plain.gscip.int_params
+
+
+def multi_knapsack(unit):
+    """A knapsack with five rows, hard enough for node logs and callbacks."""
+    rng = np.random.default_rng(0)
+    n = 60
+    A = rng.integers(1, 50, size=(5, n)).astype(float)
+    return MIP(
+        objective=rng.integers(1, 100, size=n).astype(float),
+        A=sp.csr_matrix(A),
+        row_lower=np.full(5, -np.inf),
+        row_upper=np.floor(A.sum(axis=1) / 3),
+        var_lower=np.zeros(n),
+        var_upper=np.ones(n),
+        is_integer=np.ones(n, bool),
+        maximize=True,
+        objective_is_integral=True,
+        objective_unit=unit,
+    )
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_an_observer_hears_honest_bounds_while_the_solver_runs(solver):
+    heard = []
+    unit = 2.0
+    backend = get_backend(
+        solver,
+        time_limit=20,
+        threads=1,
+        observer=lambda primal, dual: heard.append((primal, dual)),
+    )
+    result = backend.solve(multi_knapsack(unit))
+    assert result.status == "optimal"
+    assert heard
+    primal, dual = np.array(heard).T
+    # In weights (the unit applied): never better than the optimum found,
+    # and no bound below it.
+    assert np.all(primal[np.isfinite(primal)] <= result.objective + 1e-6)
+    assert np.all(dual[np.isfinite(dual)] >= result.objective - 1e-6)
+    assert np.isfinite(primal).any()
+    assert result.objective % unit == 0
+
+
+def test_without_an_observer_no_callback_is_registered():
+    from sklearn_multiplicity.backends._mathopt import ScipBackend
+
+    registration, on_event = ScipBackend()._events(multi_knapsack(1.0))
+    assert on_event is None and not registration.request_registration
+
+
+def test_a_failing_observer_never_fails_the_solve():
+    def failing(primal, dual):
+        raise RuntimeError("display closed")
+
+    backend = get_backend("scip", time_limit=20, observer=failing)
+    result = backend.solve(multi_knapsack(1.0))
+    assert result.status == "optimal"
+    assert backend.observer is None

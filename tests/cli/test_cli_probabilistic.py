@@ -178,9 +178,16 @@ def test_summary_gives_the_unit_of_eps_and_the_seed_reaches_the_auditor(
     argv = ["audit", str(csv), "--target", "outcome", "--measure", "probabilistic"]
     argv += ["--epsilon", "0.02", "--random-state", "7", "--out", str(out)]
     assert main(argv) == 0
-    text = capsys.readouterr().out
+    shown = capsys.readouterr()
+    text = shown.out
     level = next(line for line in text.splitlines() if "objective at most" in line)
     assert level.endswith("+ eps 0.02 nats of mean log-loss)")
     report = json.loads((out / "report.json").read_text())
     assert report["settings"]["random_state"] == 7
+    # Progress on stderr unless --quiet.
+    assert report["settings"]["verbose"] == 1
+    assert "[ProbabilisticAuditor] eps=0.02 nats: closed-form" in shown.err
+    assert main([*argv, "--quiet"]) == 0
+    assert "ProbabilisticAuditor" not in capsys.readouterr().err
+    report = json.loads((out / "report.json").read_text())
     assert report["settings"]["verbose"] == 0

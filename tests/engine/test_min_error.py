@@ -56,3 +56,26 @@ def test_without_the_mip_the_bound_comes_from_infeasible_sets(seed):
     assert result.lower_bound == np.ceil(error_lower_bound(enc)[0] - 1e-6)
     assert problem.unavoidable_errors <= result.lower_bound <= truth
     assert result.lower_bound <= result.model.errors
+
+
+@pytest.mark.parametrize("solver", ["highs", "scip"])
+def test_progress_hears_a_band_that_only_narrows_to_the_certified_one(solver):
+    from brute_force import Truth
+
+    X, y = random_tiny(1, n=14, d=2, levels=3, noise=0.5)
+    problem = PatternProblem.from_data(X, y, np.ones(len(y)))
+    enc = encode(problem, BoxMargin(), cuts=False)
+    heard = []
+    result = solve_min_error(
+        enc,
+        get_backend(solver, time_limit=20),
+        Deadline(30),
+        progress=lambda lower, upper: heard.append((lower, upper)),
+    )
+    truth = Truth(X, y).min_error
+    lower, upper = np.array(heard).T
+    # Every reported end brackets the true minimum (the solver's incumbent
+    # may be in the class's relaxation, so only the lower ends are proofs).
+    assert np.all(lower[~np.isnan(lower)] <= truth + 1e-9)
+    assert np.all(upper[~np.isnan(upper)] >= truth - 1e-9)
+    assert heard[-1] == (result.lower_bound, result.model.errors)

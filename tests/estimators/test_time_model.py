@@ -204,3 +204,55 @@ def test_progress_moves_while_one_mip_runs(monkeypatch, capsys):
     during = [t for t in readings if t - began < 1.4]
     assert len(during) >= 5
     assert "audit at eps=0.05" in capsys.readouterr().err
+
+
+class Reporting(Backend):
+    """Reports a narrowing band five times over a second, then finds and
+    proves nothing."""
+
+    name = "reporting"
+
+    def _solve(self, mip, *, first_solution=False):
+        for step in range(5):
+            time.sleep(0.2)
+            self._observe(mip, 40 - step, 10 + step)
+        return NoSolutionBackend()._solve(mip)
+
+
+def test_the_minimum_errors_band_moves_while_its_mip_runs(monkeypatch, capsys):
+    from sklearn_multiplicity import ZeroOneLinearClassifier, _progress
+
+    monkeypatch.setattr(_progress, "TICK_SECONDS", 0.05)
+    X, y = random_tiny(0, n=60, d=3, levels=6, noise=0.3)
+    ZeroOneLinearClassifier(solver=Reporting(), time_limit=5, verbose=1).fit(X, y)
+    shown = capsys.readouterr().err
+    assert "minimum error" in shown
+    # The bar showed the solver's band as it narrowed, not only the end.
+    assert "[10, " in shown and "[14, " in shown
+    ZeroOneLinearClassifier(solver=Reporting(), time_limit=5).fit(X, y)
+    assert "minimum error" not in capsys.readouterr().err
+
+
+def test_a_known_minimum_error_shows_no_bar(capsys):
+    X, y = random_tiny(0, n=30, d=2, levels=4, noise=0.3)
+    auditor = MultiplicityAuditor(time_limit=10, verbose=1).fit(X, y)
+    capsys.readouterr()
+    assert auditor.min_error_bounds_ == auditor.session_.min_error_bounds(None)
+    assert "minimum error" not in capsys.readouterr().err
+
+
+def test_the_default_baselines_fit_fits_one_logistic_regression(monkeypatch):
+    from sklearn_multiplicity._core import _models
+
+    fits = []
+
+    class Counted(_models.LogisticRegression):
+        def fit(self, *args, **kwargs):
+            fits.append(1)
+            return super().fit(*args, **kwargs)
+
+    monkeypatch.setattr(_models, "LogisticRegression", Counted)
+    X, y = random_tiny(0, n=40, d=3, levels=4, noise=0.3)
+    # The assessment and the warm start of the minimum-error MIP share it.
+    MultiplicityAuditor(time_limit=10).fit(X, y)
+    assert len(fits) == 1

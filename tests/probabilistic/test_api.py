@@ -1,6 +1,7 @@
 """The probabilistic auditor as a scikit-learn meta-estimator, and bad input."""
 
 import re
+import time
 import warnings
 
 import numpy as np
@@ -374,16 +375,19 @@ def test_random_state_seeds_the_sample_of_ambiguous_people(monkeypatch):
 def test_verbose_prints_a_line_per_stage_of_the_ranges(data, capsys):
     X, y = data
     ProbabilisticAuditor(epsilon=0.02).fit(X, y).viable_prediction_range()
-    assert capsys.readouterr().out == ""
+    assert capsys.readouterr().err == ""
     auditor = ProbabilisticAuditor(epsilon=0.02, verbose=1).fit(X, y)
     auditor.viable_prediction_range()
-    lines = capsys.readouterr().out.splitlines()
+    shown = capsys.readouterr()
+    assert shown.out == ""  # progress goes to stderr
+    lines = [
+        line for line in shown.err.splitlines() if line.startswith("[Probabilistic")
+    ]
     assert lines[0].startswith("[ProbabilisticAuditor] eps=0.02 nats: ")
     assert f"closed-form bounds of {len(y)} people" in lines[0]
     assert any("boundary walk settled" in line for line in lines[1:])
-    assert all(line.startswith("[ProbabilisticAuditor]") for line in lines)
     auditor.viable_prediction_range()  # cached: nothing computed, nothing said
-    assert capsys.readouterr().out == ""
+    assert capsys.readouterr().err == ""
 
 
 @pytest.mark.parametrize("index", [None, [f"id{i}" for i in range(60)]])
@@ -427,3 +431,36 @@ def test_text_columns_are_named_unless_a_pipeline_encodes_them(data):
     )
     auditor = ProbabilisticAuditor(encoded, epsilon=0.02).fit(frame, y)
     assert auditor.viable_prediction_range().shape[0] == len(y)
+
+
+def test_verbose_counts_the_ends_settled_while_a_stage_runs(monkeypatch, capsys):
+    from sklearn_multiplicity import _progress
+    from sklearn_multiplicity._probabilistic import _walk
+
+    monkeypatch.setattr(_progress, "TICK_SECONDS", 0.05)
+    # One end per batch, each batch slowed down: the bar must move between
+    # the stage's start and its end.
+    monkeypatch.setattr(_walk, "BLOCK_FLOATS", 1)
+    walk = _walk.BoundaryWalk._walk
+
+    def slow_walk(self, *args, **kwargs):
+        time.sleep(0.02)
+        return walk(self, *args, **kwargs)
+
+    monkeypatch.setattr(_walk.BoundaryWalk, "_walk", slow_walk)
+    X, y = small_problem(3, n=40, d=3)
+    auditor = ProbabilisticAuditor(epsilon=0.02, refine="all", verbose=1, n_jobs=1)
+    auditor.fit(X, y).viable_prediction_range()
+    bars = capsys.readouterr().err.replace("\r", "\n").splitlines()
+    counts = {
+        int(line.split("|")[2].split("/")[0])
+        for line in bars
+        if line.startswith("boundary walk")
+    }
+    asked = {
+        int(line.split("|")[2].split("/")[1].split()[0])
+        for line in bars
+        if line.startswith("boundary walk")
+    }
+    assert len(asked) == 1 and 0 < asked.pop()
+    assert len(counts) >= 3  # read at the start, along the way and at the end
