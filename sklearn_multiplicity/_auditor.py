@@ -3,7 +3,6 @@
 from numbers import Real
 
 import numpy as np
-import pandas as pd
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -17,19 +16,13 @@ from . import _paths as paths
 from . import _people as people
 from . import _requests as requests
 from ._baseline import BaselineDelegationMixin
-from ._classifier import SOLVER_CONSTRAINTS, ZeroOneLinearClassifier
-from ._core._validation import check_binary_target, check_tolerance, check_weights
+from ._classifier import SOLVER_CONSTRAINTS, ZeroOneLinearClassifier, is_multiclass
+from ._core._validation import check_tolerance
 from ._docstrings import documented
 from ._engine import STRATEGIES
-from ._opening import (
-    baseline_and_session,
-    check_groups,
-    linear_predictions,
-    record_summary,
-    value_or_lower_bound,
-)
+from ._multiclass_audit import open_multiclass_audit
+from ._opening import open_binary_audit, value_or_lower_bound
 from ._progress import audit_progress, bounds_progress
-from ._warnings import warn_if_constant, warn_if_outside_class
 
 
 class MultiplicityAuditor(
@@ -246,7 +239,8 @@ class MultiplicityAuditor(
         X : array-like of shape (n_samples, n_features)
             Training features.
         y : array-like of shape (n_samples,)
-            Two classes.
+            Two classes, or 3 to 20 (a K-class audit: ambiguity, discrepancy,
+            their bounds, ``refine`` and ``min_error_bounds_``).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weight of every row.
         groups : array-like of shape (n_samples,), default=None
@@ -261,31 +255,11 @@ class MultiplicityAuditor(
         X_checked, y = validate_data(
             self, X, y, dtype=None, ensure_all_finite=False, ensure_min_samples=2
         )
-        self.classes_, y01 = check_binary_target(y)
-        weight = check_weights(sample_weight, X_checked)
-        self.groups_ = check_groups(groups, len(y))
-        unit_weight = None if sample_weight is None else weight
         default = self._default() if self.estimator is None else None
-        baseline, session, min_error, self.assessment_ = baseline_and_session(
-            self, default, X, y, y01, weight, unit_weight
-        )
-        self.estimator_, self._fitted_baseline = baseline.estimator, baseline
-        predictions = linear_predictions(baseline, X, self.classes_)
-        session.start(
-            predictions, baseline.coef, baseline.intercept, min_error=min_error
-        )
-        self.session_, self._row_weight = session, weight
-        # Per-person tables of the training rows keep the caller's row labels.
-        self._row_index = X.index if isinstance(X, pd.DataFrame) else None
-        summary = session.summary()
-        record_summary(self, summary, predictions, weight)
-        if self.groups_ is not None:
-            session.watch_row_groups(self.groups_, weight)
-        if not session.baseline_in_class():
-            # Only then may the level sets be empty: worth the minimum error.
-            warn_if_outside_class(summary, self.min_error_bounds_[0])
-        warn_if_constant(self)
-        return self
+        args = (X, X_checked, y, sample_weight, groups)
+        if is_multiclass(y):
+            return open_multiclass_audit(self, default, *args)
+        return open_binary_audit(self, default, *args)
 
     @property
     def min_error_bounds_(self):
@@ -496,6 +470,6 @@ class MultiplicityAuditor(
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = True
         tags.input_tags.sparse = False
         return tags

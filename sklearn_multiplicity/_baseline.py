@@ -11,7 +11,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_is_fitted, has_fit_parameter
 
 SUPPORTED = (
-    "a binary linear classifier exposing coef_ and intercept_ (LogisticRegression, "
+    "a linear classifier exposing coef_ and intercept_ (LogisticRegression, "
     "LinearSVC, SGDClassifier, RidgeClassifier, ZeroOneLinearClassifier, ...), "
     "a Pipeline ending in one, or either wrapped in sklearn.frozen.FrozenEstimator"
 )
@@ -69,6 +69,15 @@ class Baseline:
     @property
     def intercept(self):
         return float(np.ravel(self.linear.intercept_)[0])
+
+    @property
+    def scores(self):
+        """``(coef (K, d), intercept (K,))`` of a K-class baseline."""
+        linear = self.linear
+        return (
+            np.asarray(linear.coef_, dtype=float),
+            np.asarray(linear.intercept_, dtype=float).ravel(),
+        )
 
 
 #: How to use text columns, said by every error about them.
@@ -203,11 +212,20 @@ def _check_linear_fitted(linear):
             f"{name} is not a linear classifier (it lacks coef_, intercept_ or "
             f"classes_); the auditor needs {SUPPORTED}."
         )
-    coef = np.asarray(coef)
-    if len(classes) != 2 or not (coef.ndim == 1 or coef.shape[0] == 1):
+    coef, K = np.asarray(coef), len(classes)
+    if K > 2:
+        # K labels: one row of scores per label, the prediction their argmax.
+        if coef.ndim != 2 or coef.shape[0] != K or np.size(intercept) != K:
+            raise TypeError(
+                f"{name} has {K} classes, coef_ of shape {coef.shape} and "
+                f"{np.size(intercept)} intercepts; a K-class linear classifier "
+                f"has coef_ of shape ({K}, n_features) and {K} intercepts."
+            )
+        return
+    if K != 2 or not (coef.ndim == 1 or coef.shape[0] == 1):
         raise TypeError(
-            f"{name} has {len(classes)} classes and coef_ of shape {coef.shape}; "
-            f"only binary problems are supported ({SUPPORTED})."
+            f"{name} has {K} classes and coef_ of shape {coef.shape}; "
+            f"the auditor needs {SUPPORTED}."
         )
     if np.size(np.ravel(intercept)) != 1:
         raise TypeError(f"{name}.intercept_ must hold one value for a binary problem.")

@@ -6,11 +6,17 @@ import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
 from ._baseline import check_no_text
-from ._core._validation import check_binary_target, check_weights, resolve_threads
-from ._engine import AuditSession, Deadline
+from ._core._validation import (
+    check_binary_target,
+    check_multiclass_target,
+    check_weights,
+    resolve_threads,
+)
+from ._engine import AuditSession, Deadline, MulticlassSession
 from ._progress import bounds_progress
 from .backends import Backend
 
@@ -207,14 +213,19 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
             The fitted classifier.
         """
         deadline = Deadline(self.time_limit)
-        session = open_session(self, X, y, sample_weight, groups=groups)
+        if is_multiclass(y):
+            session = open_multiclass_session(self, X, y, sample_weight)
+        else:
+            session = open_session(self, X, y, sample_weight, groups=groups)
         with bounds_progress(self.verbose, self.time_limit, "minimum error") as seen:
             fit = session.min_error(deadline, progress=seen)
+        if is_multiclass(y):
+            return store_multiclass_fit(self, session, fit)
         return store_fit(self, session, fit)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = True
         tags.input_tags.sparse = False
         return tags
 
@@ -271,4 +282,60 @@ def store_fit(classifier, session, fit):
     }
     classifier.hypothesis_class_ = summary.hypothesis_class
     classifier.constraints_ = summary.constraints
+    return classifier
+
+
+def is_multiclass(y):
+    """Whether the target ``y`` has more than two labels."""
+    return type_of_target(y, input_name="y", raise_unknown=True) == "multiclass"
+
+
+def open_multiclass_session(classifier, X, y, sample_weight):
+    """Validate K-class data for ``classifier`` (a
+    :class:`ZeroOneLinearClassifier` or the default baseline of an audit);
+    the :class:`MulticlassSession` of its MIPs."""
+    check_no_text(X, type(classifier).__name__)
+    X, y = validate_data(classifier, X, y, dtype=np.float64, ensure_all_finite=True)
+    classifier.classes_, indices = check_multiclass_target(y)
+    weight = check_weights(sample_weight, X)
+    if classifier.constraints:
+        raise ValueError(
+            "constraints (MaxNonzero, Signs, GroupRateGap) apply to two labels; "
+            f"the target has {classifier.classes_.size}."
+        )
+    if classifier.weights == "integer":
+        raise ValueError(
+            "weights='integer' applies to two labels; the K-class class has "
+            "continuous weights (weights='auto')."
+        )
+    return MulticlassSession.from_data(
+        X,
+        indices,
+        weight,
+        np.arange(classifier.classes_.size),
+        solver=classifier.solver,
+        margin=classifier.margin,
+        threads=resolve_threads(classifier.n_jobs),
+    )
+
+
+def store_multiclass_fit(classifier, session, fit):
+    """Set the fitted attributes of ``classifier`` from a K-class
+    ``MulticlassMinError``; returns ``classifier``."""
+    found = session.found_model(fit.model)
+    summary = session.summary()
+    classifier.coef_, classifier.intercept_ = found.coef, found.intercept
+    classifier.n_errors_ = found.errors
+    classifier.training_error_ = found.errors / summary.total_weight
+    classifier.lower_bound_ = fit.lower
+    classifier.status_ = fit.status.value
+    classifier.gap_ = (fit.upper - fit.lower) / fit.upper if fit.upper > 0 else 0.0
+    log = session.mip_log()
+    classifier.solve_time_ = float(sum(entry["seconds"] for entry in log))
+    classifier.solver_status_ = log[-1]["status"] if log else fit.status.value
+    classifier.n_patterns_ = summary.n_patterns
+    classifier.n_identities_ = 0
+    classifier.warm_start_ = {"source": found.source, "n_errors": found.errors}
+    classifier.hypothesis_class_ = summary.hypothesis_class
+    classifier.constraints_ = []
     return classifier

@@ -1,5 +1,6 @@
-"""Opening the audit of :class:`MultiplicityAuditor`: the fitted baseline,
-the session of its audit and the groups of the training rows."""
+"""Opening the audit of :class:`MultiplicityAuditor` on two labels: the
+fitted baseline, the session of its audit and the groups of the training
+rows."""
 
 import numpy as np
 import pandas as pd
@@ -7,10 +8,60 @@ import pandas as pd
 from . import _people as people
 from ._baseline import Baseline, fit_baseline
 from ._classifier import open_session, store_fit
-from ._core._validation import PerClassEpsilon, check_tolerance, resolve_threads
+from ._core._validation import (
+    PerClassEpsilon,
+    check_binary_target,
+    check_tolerance,
+    check_weights,
+    resolve_threads,
+)
 from ._engine import AuditSession, Deadline
 from ._progress import bounds_progress
-from ._warnings import constant_class, warn_assessment, warn_if_constraints_left_out
+from ._warnings import (
+    constant_class,
+    warn_assessment,
+    warn_if_constant,
+    warn_if_constraints_left_out,
+    warn_if_outside_class,
+)
+
+
+def open_binary_audit(auditor, default, X, X_checked, y, sample_weight, groups):
+    """Fit the baseline of ``auditor`` on two labels and open its audit;
+    returns ``auditor`` with its fitted attributes set.
+
+    Parameters
+    ----------
+    auditor : MultiplicityAuditor
+    default : ZeroOneLinearClassifier or None
+        The default baseline, fitted here, when the auditor has no
+        ``estimator``.
+    X : the training features as given; X_checked : validated.
+    y : ndarray of shape (n_samples,)
+    sample_weight, groups : as given to ``fit``.
+    """
+    auditor.classes_, y01 = check_binary_target(y)
+    weight = check_weights(sample_weight, X_checked)
+    auditor.groups_ = check_groups(groups, len(y))
+    unit_weight = None if sample_weight is None else weight
+    baseline, session, min_error, auditor.assessment_ = baseline_and_session(
+        auditor, default, X, y, y01, weight, unit_weight
+    )
+    auditor.estimator_, auditor._fitted_baseline = baseline.estimator, baseline
+    predictions = linear_predictions(baseline, X, auditor.classes_)
+    session.start(predictions, baseline.coef, baseline.intercept, min_error=min_error)
+    auditor.session_, auditor._row_weight = session, weight
+    # Per-person tables of the training rows keep the caller's row labels.
+    auditor._row_index = X.index if isinstance(X, pd.DataFrame) else None
+    summary = session.summary()
+    record_summary(auditor, summary, predictions, weight)
+    if auditor.groups_ is not None:
+        session.watch_row_groups(auditor.groups_, weight)
+    if not session.baseline_in_class():
+        # Only then may the level sets be empty: worth the minimum error.
+        warn_if_outside_class(summary, auditor.min_error_bounds_[0])
+    warn_if_constant(auditor)
+    return auditor
 
 
 def baseline_and_session(auditor, default, X, y, y01, weight, sample_weight):

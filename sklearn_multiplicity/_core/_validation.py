@@ -6,6 +6,8 @@ import numpy as np
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_sample_weight
 
+from ._multiclass import MAX_CLASSES
+
 
 def check_binary_target(y):
     """Return ``(classes, y01)``; raise a clear ``ValueError`` otherwise."""
@@ -22,6 +24,28 @@ def check_binary_target(y):
             f"with {classes.size} classes."
         )
     return classes, (np.asarray(y) == classes[1]).astype(int)
+
+
+def check_multiclass_target(y):
+    """Return ``(classes, indices)`` of a target of 3 to
+    :data:`~._multiclass.MAX_CLASSES` labels, each on at least two rows;
+    raise a clear ``ValueError`` otherwise."""
+    kind = type_of_target(y, input_name="y", raise_unknown=True)
+    if kind != "multiclass":
+        raise ValueError(f"Expected a target of several classes; it is {kind!r}.")
+    classes, indices, counts = np.unique(y, return_inverse=True, return_counts=True)
+    if classes.size > MAX_CLASSES:
+        raise ValueError(
+            f"The target has {classes.size} classes; the K-class audit takes at "
+            f"most {MAX_CLASSES} (its MIPs grow with the square of K)."
+        )
+    once = classes[counts < 2]
+    if once.size:
+        raise ValueError(
+            f"The label(s) {once.tolist()} appear on one row only: no error rate "
+            "or tolerance of such a label means anything; merge or drop it."
+        )
+    return classes, indices.ravel()
 
 
 def check_weights(sample_weight, X):
@@ -109,6 +133,11 @@ def check_tolerance(eps, classes, name="eps"):
         return eps
     if not isinstance(eps, dict):
         return check_epsilon(eps, name)
+    if len(classes) > 2:
+        raise ValueError(
+            f"Per-class tolerances ({name}) are available for two labels; give "
+            "the K-class audit one tolerance in [0, 1]."
+        )
     labels = [c.item() if hasattr(c, "item") else c for c in classes]
     unknown = [key for key in eps if not any(key == c for c in labels)]
     if unknown:

@@ -248,8 +248,15 @@ COMMAND_LINE_BOTH = (
     Step("probabilistic", 0.15, "viable prediction ranges, their measures"),
 )
 
+#: The audit of one tolerance of a K-class baseline.
+K_CLASS_AUDIT = (
+    Step("ambiguity", 0.6, "flips (witnesses), unflippable patterns (proofs)"),
+    Step("discrepancy", 0.4, "disagreeing models, bounds on the most disagreement"),
+)
+
 PLANS = {
     "tolerance audit": TOLERANCE_AUDIT,
+    "K-class audit": K_CLASS_AUDIT,
     "per-class path": PER_CLASS_PATH,
     "command-line audit": COMMAND_LINE_AUDIT,
     "command-line audit, unlimited": COMMAND_LINE_AUDIT_UNLIMITED,

@@ -173,7 +173,7 @@ def test_clone_pickle_pipeline_gridsearch_cross_val():
         ([[np.nan, 1], [1, 2]], [0, 1], "NaN"),
         ([[np.inf, 1], [1, 2]], [0, 1], "infinity"),
         ([[0, 1], [1, 2]], [1, 1], "only one class"),
-        ([[0, 1], [1, 2], [2, 2]], [0, 1, 2], "binary"),
+        ([[0, 1], [1, 2], [2, 2]], [0, 1, 2], "one row only"),
         ([[0, 1], [1, 2], [2, 2]], [0, 1], "inconsistent numbers of samples"),
     ],
 )

@@ -1,0 +1,437 @@
+"""Certified minimum error, ambiguity and discrepancy of K-class linear models.
+
+The level set holds every model of the K-class hypothesis class
+(:mod:`.._core._multiclass`) whose weighted training error is at most the
+baseline's plus a budget. A cheap first pass fills a pool of verified models
+(constant models, logistic regressions scaled into the class, the baseline's
+own model when given); MIPs (:mod:`.._mip._multiclass`) then settle what the
+pool leaves open. Every model a solver returns is verified here: its labels
+and errors are recomputed with numpy and it counts only when it lies in the
+class. A solver stopped by its limit contributes its bound, as a bound.
+"""
+
+import copy
+import math
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
+from .._core import TOLERANCE, MIPLogEntry, Status, error_ceiling
+from .._core._multiclass import MulticlassBoxMargin, gaps, in_class, predict
+from .._mip import _multiclass as formulations
+from ..backends import Backend, get_backend
+from ._multiclass_records import (
+    MulticlassAmbiguity,
+    MulticlassDiscrepancy,
+    MulticlassMinError,
+    MulticlassModel,
+)
+from ._scheduling import Deadline
+
+#: Slack of the check that a solver's bound agrees with a verified model.
+BOUND_SLACK = 1e-6
+#: Least seconds of a flip MIP in the first, short round of an ambiguity.
+FIRST_ROUND_SECONDS = 1.0
+#: Regularisations of the logistic regressions of the first pass.
+LOGISTIC_C = (1.0, 100.0)
+
+
+class MulticlassCertifier:
+    """Audits of K-class linear models around one baseline labelling.
+
+    Parameters
+    ----------
+    problem : MulticlassProblem
+    baseline_labels : array-like of int, shape (n_patterns,)
+        The baseline's label (index into ``problem.classes``) of every pattern;
+        its errors are the baseline errors ``E0``.
+    hypothesis : MulticlassBoxMargin or None
+        The class (default: margin 1e-3).
+    solver : str or Backend, default="highs"
+        Passed to :func:`~..backends.get_backend`; a backend instance is
+        copied for each MIP with the MIP's time limit.
+    threads : int, default=1
+        Solver threads.
+    baseline_model : tuple (W, b) or None
+        The baseline's canonical coefficients, a warm start when in the class.
+
+    Attributes
+    ----------
+    baseline_errors : float
+    pool : list of MulticlassModel
+        Every verified model found so far.
+    log : list of MIPLogEntry
+        Every MIP solved.
+    """
+
+    def __init__(
+        self,
+        problem,
+        baseline_labels,
+        *,
+        hypothesis=None,
+        solver="highs",
+        threads=1,
+        baseline_model=None,
+    ):
+        self.problem = problem
+        self.hypothesis = hypothesis or MulticlassBoxMargin()
+        self.enc = formulations.encode(problem, self.hypothesis)
+        self.baseline_labels = np.asarray(baseline_labels, dtype=np.int64)
+        if self.baseline_labels.shape != (problem.n_patterns,) or not np.all(
+            (self.baseline_labels >= 0) & (self.baseline_labels < problem.n_classes)
+        ):
+            raise ValueError(
+                f"baseline_labels must hold one label in 0..{problem.n_classes - 1} "
+                f"per pattern ({problem.n_patterns})"
+            )
+        self.baseline_errors = float(problem.errors(self.baseline_labels))
+        self.solver = solver
+        self.threads = threads
+        self.pool = []
+        self.log = []
+        self._min_error = None
+        # Proven upper bounds of the discrepancy (a weight) by error ceiling.
+        self._discrepancy_upper = {}
+        # ``_unflippable_at[u]``: the largest error ceiling at which pattern u
+        # is proven unflippable (-inf: none).
+        self._unflippable_at = np.full(problem.n_patterns, -np.inf)
+        self._first_pass(baseline_model)
+
+    # -- verified models ---------------------------------------------------
+    def verify(self, W, b, source=""):
+        """The :class:`MulticlassModel` of ``(W, b)`` if it lies in the class.
+
+        Labels and errors are recomputed; a model outside the class (box or
+        margin violated beyond the solvers' tolerance) or with a tie on a
+        training pattern is refused (``None``).
+        """
+        K, p = self.problem.n_classes, self.problem.n_kept
+        W = np.asarray(W, dtype=float).reshape(K - 1, p)
+        b = np.asarray(b, dtype=float).reshape(K - 1)
+        tolerance = Backend.feasibility_tolerance
+        if not in_class(self.problem, self.hypothesis, W, b, tolerance):
+            return None
+        if gaps(W, b, self.enc.X).min(initial=np.inf) <= 0:
+            return None
+        labels = predict(W, b, self.enc.X)
+        return MulticlassModel(W, b, labels, float(self.problem.errors(labels)), source)
+
+    def _add(self, model):
+        if model is not None:
+            self.pool.append(model)
+        return model
+
+    def _first_pass(self, baseline_model):
+        """Constant models, the baseline's and logistic regressions."""
+        for label in range(self.problem.n_classes):
+            W, b = self.hypothesis.constant_model(self.problem, label)
+            self._add(self.verify(W, b, f"constant {label}"))
+        if baseline_model is not None:
+            self._add(self.verify(*baseline_model, source="baseline"))
+        for W, b, source in self._logistic_fits():
+            fitted = self.hypothesis.fit_model(self.problem, W, b)
+            if fitted is not None:
+                self._add(self.verify(*fitted, source=source))
+
+    def _logistic_fits(self):
+        """Multinomial and one-vs-rest logistic regressions on the weighted
+        patterns, as ``(W, b)`` with class 0's row subtracted; none when a
+        label has no weight (its score would have to lose everywhere)."""
+        problem, X = self.problem, self.enc.X
+        n, K = problem.counts.shape
+        if X.shape[1] == 0 or np.any(problem.counts.sum(axis=0) <= 0):
+            return []
+        rows, labels = np.nonzero(problem.counts > 0)
+        weights = problem.counts[rows, labels] / problem.weight_unit
+        fits = []
+        for C in LOGISTIC_C:
+            model = LogisticRegression(C=C, max_iter=1000)
+            model.fit(X[rows], labels, sample_weight=weights)
+            coef, intercept = model.coef_, model.intercept_
+            if K == 2:  # one row: the log-odds of label 1
+                coef = np.vstack([np.zeros_like(coef), coef])
+                intercept = np.concatenate([[0.0], intercept])
+            fits.append((coef, intercept, f"multinomial logistic (C={C:g})"))
+            coef, intercept = np.zeros((K, X.shape[1])), np.zeros(K)
+            for k in range(K):
+                binary = LogisticRegression(C=C, max_iter=1000)
+                binary.fit(X[rows], labels == k, sample_weight=weights)
+                coef[k], intercept[k] = binary.coef_[0], binary.intercept_[0]
+            fits.append((coef, intercept, f"one-vs-rest logistic (C={C:g})"))
+        return [(c[1:] - c[0], i[1:] - i[0], s) for c, i, s in fits]
+
+    def within(self, budget):
+        """The pooled models within ``budget`` extra errors."""
+        ceiling = self._ceiling(budget)
+        return [m for m in self.pool if m.errors <= ceiling + TOLERANCE]
+
+    def _ceiling(self, budget):
+        """The largest weighted error of the level set at ``budget``."""
+        if budget < 0:
+            raise ValueError(f"budget must be non-negative, got {budget!r}")
+        problem = self.problem
+        return error_ceiling(
+            self.baseline_errors + budget,
+            problem.total_weight,
+            problem.weights_are_integral,
+        )
+
+    # -- solving ---------------------------------------------------------------
+    def _solve(self, mip, deadline, *, cap=None, first_solution=False):
+        """Solve ``mip`` within ``deadline`` (and at most ``cap`` seconds);
+        ``None`` once it has expired. ``first_solution``: stop at the first
+        solution (enough to decide a flip)."""
+        if deadline.expired():
+            return None
+        limit = deadline.limit(cap)
+        if isinstance(self.solver, Backend):
+            backend = copy.copy(self.solver)
+            backend.time_limit, backend.threads = limit, self.threads
+        else:
+            backend = get_backend(self.solver, time_limit=limit, threads=self.threads)
+        result = backend.solve(mip, first_solution=first_solution)
+        entry = MIPLogEntry.of(mip, result)
+        self.log.append(entry)
+        model = None
+        if result.x is not None:
+            W, b, _ = self.enc.decode(result.x)
+            model = self._add(self.verify(W, b, source=mip.name))
+        return result, entry, model
+
+    # -- the three measures ----------------------------------------------------
+    def min_error(self, deadline=None):
+        """The certified fewest errors of the class.
+
+        Parameters
+        ----------
+        deadline : Deadline or None
+            Time for the MIP (``None``: unlimited).
+
+        Returns
+        -------
+        MulticlassMinError
+        """
+        deadline = deadline or Deadline(None)
+        if self._min_error is not None and self._min_error.exact:
+            return self._min_error
+        best = min(self.pool, key=lambda m: m.errors)
+        lower = self.problem.unavoidable_errors
+        if self._min_error is not None:
+            lower = max(lower, self._min_error.lower)
+        if best.errors > lower + TOLERANCE:
+            mip = formulations.min_error(
+                self.enc, hint=self.enc.hint_from((best.W, best.b))
+            )
+            solved = self._solve(mip, deadline)
+            if solved is not None:
+                result, entry, _ = solved
+                best = min(self.pool, key=lambda m: m.errors)
+                lower = self._proven_lower(result, entry, lower, best.errors)
+        lower = min(lower, best.errors)
+        exact = best.errors - lower <= TOLERANCE
+        self._min_error = MulticlassMinError(
+            lower, best.errors, best, Status.OPTIMAL if exact else Status.FEASIBLE
+        )
+        return self._min_error
+
+    def learn(self, other):
+        """Take the verified models and the minimum error another certifier
+        of the same problem found (the default baseline's fit)."""
+        self.pool.extend(other.pool)
+        self.log.extend(other.log)
+        if other._min_error is not None:
+            known = other._min_error
+            best = min(self.pool, key=lambda m: m.errors)
+            self._min_error = MulticlassMinError(
+                known.lower, best.errors, best, known.status
+            )
+
+    @staticmethod
+    def _proven_lower(result, entry, lower, upper):
+        """``lower`` raised by a minimisation's bound, unless a verified model
+        making ``upper`` errors refutes the bound."""
+        if result.status == Status.INFEASIBLE:
+            entry.refute("a verified model exists")
+            return lower
+        bound = result.bound
+        if not math.isfinite(bound):
+            return lower
+        if bound > upper + BOUND_SLACK * max(1.0, abs(upper)):
+            entry.refute(f"bound {bound:g} above a verified model's {upper:g}")
+            return lower
+        return max(lower, bound)
+
+    def ambiguity(self, budget, deadline=None):
+        """Certified share of weight whose label some model within ``budget``
+        extra errors changes.
+
+        Each pattern is proven flippable by a verified model of the level set
+        (pooled, or found by a flip MIP), proven unflippable by a flip MIP's
+        infeasibility or bound, or left open when time runs out. Heaviest
+        patterns are decided first.
+
+        Parameters
+        ----------
+        budget : float
+            Extra weighted errors over the baseline's.
+        deadline : Deadline or None
+            Time for all MIPs (``None``: unlimited).
+
+        Returns
+        -------
+        MulticlassAmbiguity
+        """
+        deadline = deadline or Deadline(None)
+        ceiling = self._ceiling(budget)
+        weight = self.problem.pattern_weight
+        if self._empty(ceiling):
+            self._unflippable_at[:] = np.maximum(self._unflippable_at, ceiling)
+        # A first round of short MIPs that stop at their first solution
+        # decides the easy patterns; a second gives the rest all time left.
+        order = np.argsort(-weight, kind="stable")
+        for short in (True, False):
+            self._decide_flips(order, ceiling, deadline, short)
+        return self._ambiguity_at(ceiling)
+
+    def _decide_flips(self, order, ceiling, deadline, short):
+        """Flip MIPs for the open patterns of ``order`` (short: each within
+        an even share of the time left)."""
+        for u in order:
+            if self._witness(u, ceiling) is not None:
+                continue
+            if self._unflippable_at[u] >= ceiling:
+                continue
+            cap = None
+            if short:
+                left = deadline.remaining()
+                cap = max(FIRST_ROUND_SECONDS, left / len(order))
+            mip = formulations.flip(
+                self.enc, u, self.baseline_labels[u], max_errors=ceiling
+            )
+            solved = self._solve(mip, deadline, cap=cap, first_solution=True)
+            if solved is None:
+                return
+            result, entry, model = solved
+            flipped = (
+                model is not None
+                and model.labels[u] != self.baseline_labels[u]
+                and model.errors <= ceiling + TOLERANCE
+            )
+            if result.status == Status.INFEASIBLE or result.bound > ceiling + (
+                BOUND_SLACK * max(1.0, ceiling)
+            ):
+                if flipped:
+                    entry.refute("a verified model flips the pattern")
+                else:
+                    self._unflippable_at[u] = max(self._unflippable_at[u], ceiling)
+
+    def _ambiguity_at(self, ceiling):
+        """The ambiguity at ``ceiling`` errors as far as it is known."""
+        weight = self.problem.pattern_weight
+        witnesses = {}
+        for u in range(self.problem.n_patterns):
+            model = self._witness(u, ceiling)
+            if model is not None:
+                witnesses[u] = model
+        flippable = np.zeros(self.problem.n_patterns, dtype=bool)
+        flippable[list(witnesses)] = True
+        unflippable = ~flippable & (self._unflippable_at >= ceiling)
+        total = self.problem.total_weight
+        return MulticlassAmbiguity(
+            float(weight[flippable].sum() / total),
+            float(weight[~unflippable].sum() / total),
+            flippable,
+            unflippable,
+            witnesses,
+        )
+
+    def known(self, budget):
+        """What is known at ``budget`` extra errors, without solving:
+        patterns proven flippable and unflippable, and the most disagreement
+        (a weight) of a pooled model."""
+        ceiling = self._ceiling(budget)
+        within = [m for m in list(self.pool) if m.errors <= ceiling + TOLERANCE]
+        flippable = np.zeros(self.problem.n_patterns, dtype=bool)
+        for model in within:
+            flippable |= model.labels != self.baseline_labels
+        unflippable = ~flippable & (self._unflippable_at >= ceiling)
+        most = max((self._disagreement(m) for m in within), default=0.0)
+        return flippable, unflippable, most
+
+    def _witness(self, pattern, ceiling):
+        """The pooled model within ``ceiling`` errors changing ``pattern``'s
+        label with the fewest errors, or None."""
+        found = [
+            m
+            for m in self.pool
+            if m.labels[pattern] != self.baseline_labels[pattern]
+            and m.errors <= ceiling + TOLERANCE
+        ]
+        return min(found, key=lambda m: m.errors, default=None)
+
+    def discrepancy(self, budget, deadline=None):
+        """Certified largest share of weight labelled differently from the
+        baseline by a model within ``budget`` extra errors.
+
+        Parameters
+        ----------
+        budget : float
+            Extra weighted errors over the baseline's.
+        deadline : Deadline or None
+            Time for the MIP (``None``: unlimited).
+
+        Returns
+        -------
+        MulticlassDiscrepancy
+        """
+        deadline = deadline or Deadline(None)
+        ceiling = self._ceiling(budget)
+        weight = self.problem.pattern_weight
+        total = self.problem.total_weight
+        # No model of the level set changes a pattern proven unflippable.
+        upper = float(weight[self._unflippable_at < ceiling].sum())
+        upper = min(upper, self._discrepancy_upper.get(ceiling, np.inf))
+        if self._empty(ceiling):
+            upper = 0.0
+        best = self._most_disagreeing(ceiling)
+        if best is None and upper <= 0:
+            pass  # the level set is proven empty
+        elif best is None or self._disagreement(best) < upper - TOLERANCE:
+            hint = None if best is None else self.enc.hint_from((best.W, best.b))
+            mip = formulations.max_disagreement(
+                self.enc, self.baseline_labels, ceiling, hint=hint
+            )
+            solved = self._solve(mip, deadline)
+            if solved is not None:
+                result, entry, _ = solved
+                best = self._most_disagreeing(ceiling)
+                found = -np.inf if best is None else self._disagreement(best)
+                if result.status == Status.INFEASIBLE:
+                    if best is None:
+                        upper = 0.0
+                    else:
+                        entry.refute("a verified model lies in the level set")
+                elif math.isfinite(result.bound):
+                    if result.bound < found - BOUND_SLACK * max(1.0, found):
+                        entry.refute(f"bound {result.bound:g} below a verified model")
+                    else:
+                        upper = min(upper, result.bound)
+        lower = 0.0 if best is None else self._disagreement(best)
+        self._discrepancy_upper[ceiling] = max(upper, lower)
+        return MulticlassDiscrepancy(
+            float(lower / total), float(max(upper, lower) / total), best
+        )
+
+    def _empty(self, ceiling):
+        """Whether the certified minimum error proves the level set empty."""
+        known = self._min_error
+        return known is not None and known.lower > ceiling + TOLERANCE
+
+    def _disagreement(self, model):
+        differ = model.labels != self.baseline_labels
+        return float(self.problem.pattern_weight[differ].sum())
+
+    def _most_disagreeing(self, ceiling):
+        found = [m for m in self.pool if m.errors <= ceiling + TOLERANCE]
+        return max(found, key=self._disagreement, default=None)

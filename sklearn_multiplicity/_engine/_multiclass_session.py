@@ -1,0 +1,232 @@
+"""The audit of a K-class baseline, behind the estimators' interface.
+
+:class:`MulticlassSession` answers the requests and readings that
+:class:`~sklearn_multiplicity.MultiplicityAuditor` and
+:class:`~sklearn_multiplicity.ZeroOneLinearClassifier` make of a K-class
+audit (K >= 3) with the records of :mod:`._records`, under the same time
+model as the binary session (:mod:`._accounts`): one account of seconds per
+tolerance, spent over the calls that ask about it; readings cost nothing.
+The measures come from :class:`~._multiclass.MulticlassCertifier`.
+"""
+
+import contextlib
+
+import numpy as np
+
+from .._core import TOLERANCE, Bounds
+from .._core._multiclass import MulticlassBoxMargin, MulticlassProblem
+from ._accounts import TimeAccounts
+from ._multiclass import MulticlassCertifier
+from ._plans import PLANS, Schedule
+from ._records import FoundModel, Reading, SessionSummary
+
+
+class MulticlassSession:
+    """One K-class audit: the problem, the baseline's labels and what is known.
+
+    Build it with :meth:`from_data`; :meth:`min_error` alone fits the 0-1
+    optimal K-class classifier, :meth:`start` opens the audit of a baseline.
+
+    Parameters
+    ----------
+    problem : MulticlassProblem
+    hypothesis : MulticlassBoxMargin
+    solver : str or Backend
+    threads : int
+    """
+
+    def __init__(self, problem, hypothesis, solver, threads):
+        self.problem = problem
+        self.hypothesis = hypothesis
+        self.solver = solver
+        self.threads = threads
+        self.accounts = TimeAccounts()
+        self.certifier = None
+        self._readings = {}
+
+    @classmethod
+    def from_data(
+        cls, X, y, weight, classes, *, solver="highs", margin=1e-3, threads=1
+    ):
+        """The session of training data ``X`` with labels ``y`` (values of
+        ``classes``) and row weights ``weight``."""
+        problem = MulticlassProblem.from_data(X, y, weight, classes=classes)
+        return cls(problem, MulticlassBoxMargin(margin=margin), solver, threads)
+
+    # -- set-up ------------------------------------------------------------------
+    def min_error(self, deadline, *, progress=None):
+        """The certified fewest errors of the class (a ``MulticlassMinError``),
+        from an audit of the first class's constant labelling when none is
+        open; ``progress(lower, upper)`` hears the band at the end."""
+        if self.certifier is None:
+            constant = np.zeros(self.problem.n_patterns, dtype=np.int64)
+            self.certifier = self._certifier(constant)
+        found = self.certifier.min_error(deadline)
+        if progress is not None:
+            progress(found.lower, found.upper)
+        return found
+
+    def start(self, row_labels, coef, intercept):
+        """Open the audit of a baseline labelling every training row
+        ``row_labels`` (indices into the classes), with canonical
+        coefficients ``(coef, intercept)`` (class 0 at 0) when known."""
+        problem = self.problem
+        labels = np.zeros(problem.n_patterns, dtype=np.int64)
+        active = problem.inverse >= 0
+        labels[problem.inverse[active]] = row_labels[active]
+        # Scaled into the class (if the margin allows), the baseline's own
+        # model is a witness of its level sets.
+        model = None
+        if coef is not None:
+            model = self.hypothesis.fit_model(problem, coef, intercept)
+        fitted, self.certifier = self.certifier, self._certifier(labels, model)
+        if fitted is not None:
+            self.certifier.learn(fitted)
+        self._readings = {}
+
+    def _certifier(self, labels, model=None):
+        return MulticlassCertifier(
+            self.problem,
+            labels,
+            hypothesis=self.hypothesis,
+            solver=self.solver,
+            threads=self.threads,
+            baseline_model=model,
+        )
+
+    def canonical(self, coef, intercept):
+        """A model on the user's features (``coef`` (K, d), ``intercept``
+        (K,)) as canonical ``(W, b)`` with class 0 at 0."""
+        problem = self.problem
+        kept = problem.kept_columns
+        coef = np.asarray(coef, dtype=float)
+        intercept = np.asarray(intercept, dtype=float)
+        relative = coef[1:] - coef[0]
+        W = relative[:, kept] * problem.scale
+        b = intercept[1:] - intercept[0] + relative[:, kept] @ problem.offset
+        return W, b
+
+    def original(self, W, b):
+        """Canonical ``(W, b)`` as ``(coef (K, d), intercept (K,))`` on the
+        user's features, class 0's row at 0."""
+        problem = self.problem
+        K, d = problem.n_classes, problem.n_features
+        coef, intercept = np.zeros((K, d)), np.zeros(K)
+        per_unit = W / problem.scale
+        coef[1:, problem.kept_columns] = per_unit
+        intercept[1:] = b - per_unit @ problem.offset
+        return coef, intercept
+
+    def found_model(self, model):
+        """A verified canonical model as a :class:`FoundModel` on the user's
+        features (``coef`` of shape (K, d), ``intercept`` of shape (K,))."""
+        if model is None:
+            return None
+        coef, intercept = self.original(model.W, model.b)
+        return FoundModel(coef, intercept, model.errors, model.source)
+
+    def summary(self):
+        """The set-up of the audit (a :class:`SessionSummary`)."""
+        problem = self.problem
+        certifier = self.certifier
+        return SessionSummary(
+            n_patterns=problem.n_patterns,
+            n_dimensions=problem.n_kept,
+            n_identities=0,
+            total_weight=problem.total_weight,
+            hypothesis_class=self.hypothesis.describe(),
+            integer=False,
+            constraints=[],
+            baseline_errors=None if certifier is None else certifier.baseline_errors,
+        )
+
+    # -- requests (they spend time) ----------------------------------------------
+    def budget(self, eps):
+        """Largest weighted error of a model of the ``eps``-level set."""
+        problem = self.problem
+        extra = eps * problem.total_weight
+        if problem.weights_are_integral:
+            extra = float(np.floor(extra + TOLERANCE))
+        return self.certifier.baseline_errors + extra
+
+    def audit(self, budget, limit, per_mip=None, *, watching=contextlib.nullcontext):
+        """Run, or continue, the audit of ``budget`` within what its account
+        has left of ``limit`` seconds: ambiguity, then discrepancy."""
+
+        def work(deadline):
+            if deadline.expired():
+                return
+            with watching():
+                certifier = self.certifier
+                extra = budget - certifier.baseline_errors
+                plan = Schedule(PLANS["K-class audit"], deadline)
+                ambiguity = certifier.ambiguity(extra, plan.step("ambiguity"))
+                discrepancy = certifier.discrepancy(extra, plan.step("discrepancy"))
+            self._readings[budget] = (ambiguity, discrepancy)
+
+        self.accounts.spend(
+            ("tolerance", budget),
+            limit,
+            per_mip,
+            work,
+            settled=lambda: self._settled(budget),
+        )
+
+    def _settled(self, budget):
+        known = self._readings.get(budget)
+        return known is not None and known[0].exact and known[1].exact
+
+    def grant(self, budget, seconds, limit):
+        """Let the audit of ``budget`` spend ``seconds`` more."""
+        self.accounts.grant(("tolerance", budget), seconds, limit)
+
+    def min_error_bounds(self, limit, per_mip=None, *, progress=None):
+        """Certified ``(lower, upper)`` on the fewest errors of the class."""
+        with self.accounts.charge(("min error",), limit, per_mip) as deadline:
+            found = self.min_error(deadline, progress=progress)
+        return (found.lower, found.upper)
+
+    # -- readings (no solver time) -----------------------------------------------
+    def reading(self, budget):
+        """Both measures at ``budget`` as far as its audit got (a
+        :class:`Reading`; ``[0, 1]`` before any audit)."""
+        known = self._readings.get(budget)
+        if known is None:
+            return Reading(Bounds(0.0, 1.0), Bounds(0.0, 1.0), None)
+        ambiguity, discrepancy = known
+        return Reading(
+            Bounds(ambiguity.lower, ambiguity.upper),
+            Bounds(discrepancy.lower, discrepancy.upper),
+            self.found_model(discrepancy.model),
+        )
+
+    def snapshot(self, budget):
+        """What the audit of ``budget`` knows now (a running audit's
+        progress): the total weight, the weight of people proven flippable
+        and proven unflippable, and the most disagreement found."""
+        extra = budget - self.certifier.baseline_errors
+        flippable, unflippable, disagreement = self.certifier.known(extra)
+        weight = self.problem.pattern_weight
+        return {
+            "total": float(weight.sum()),
+            "flipped": float(weight[flippable].sum()),
+            "proven": float(weight[unflippable].sum()),
+            "disagreement": disagreement,
+        }
+
+    def mip_log(self):
+        """One dict per MIP solved so far."""
+        if self.certifier is None:
+            return []
+        return [entry.as_dict() for entry in self.certifier.log]
+
+    # -- not yet for K labels ----------------------------------------------------
+    def _two_labels_only(self, *args, **kwargs):
+        raise NotImplementedError(
+            "This reading is available for two labels; a K-class audit gives "
+            "ambiguity, discrepancy, their bounds, refine, error_budget and "
+            "min_error_bounds_."
+        )
+
+    group_readings = evidence = competitor = _two_labels_only
+    weight_ranges = ambiguous_people = path = _two_labels_only

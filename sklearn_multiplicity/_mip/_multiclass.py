@@ -1,0 +1,328 @@
+"""Solver-neutral MIPs over K-class linear models.
+
+Variables are ordered ``[W ((K-1) x p, row-major), b (K-1), z (n x K,
+row-major)]``: the weights and intercepts of classes ``1 .. K-1`` (class 0's
+are fixed at 0, see :mod:`.._core._multiclass`) and one binary ``z[u, l]``
+per pattern ``u`` and label ``l``. With ``s_k`` the score of class ``k`` and
+``L[u, l, m]`` a lower bound of ``s_l(x_u) - s_m(x_u)`` over the weight box
+(finite, since ``x_u`` is in [0, 1]^p), the rows
+
+    sum_l z[u, l] = 1
+    s_l(x_u) - s_m(x_u) - (margin - L[u, l, m]) z[u, l] >= L[u, l, m]
+
+(the second for every ``m != l``) make ``z[u, l] = 1`` exactly when ``l``
+wins pattern ``u`` by ``margin``, so ``z`` is exactly the labelling of a model
+of the class. A pattern labelled ``l`` costs its weight minus
+``counts[u, l]``. Formulations:
+
+- :func:`min_error` -- fewest weighted training errors;
+- :func:`flip` -- fewest errors among models not giving one pattern a label
+  (optionally within an error ceiling);
+- :func:`max_disagreement` -- most weight labelled differently from a
+  baseline, within an error ceiling.
+
+Weights enter in the problem's :attr:`~.._core.PatternProblem.weight_unit`
+(disagreement weights in their own), like the two-label MIPs; every MIP
+records the unit of its objective.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._core import TOLERANCE, error_ceiling, weight_unit
+from .._core._multiclass import predict
+from ._program import MIP
+
+
+@dataclass
+class MulticlassEncoding:
+    """Where the variables of the K-class MIPs live, and their shared rows."""
+
+    problem: object
+    hypothesis: object
+    X: np.ndarray  # canonical scaled training patterns
+    A: sp.csr_matrix
+    row_lower: np.ndarray
+    row_upper: np.ndarray
+    var_lower: np.ndarray
+    var_upper: np.ndarray
+    is_integer: np.ndarray
+
+    @property
+    def n_classes(self):
+        return self.problem.n_classes
+
+    @property
+    def n_patterns(self):
+        return self.X.shape[0]
+
+    @property
+    def p(self):
+        return self.X.shape[1]
+
+    @property
+    def b_offset(self):
+        return (self.n_classes - 1) * self.p
+
+    @property
+    def z_offset(self):
+        return (self.n_classes - 1) * (self.p + 1)
+
+    @property
+    def n_vars(self):
+        return self.A.shape[1]
+
+    def z_index(self, pattern, label):
+        """Column of ``z[pattern, label]`` (both may be arrays)."""
+        return self.z_offset + np.asarray(pattern) * self.n_classes + label
+
+    # -- weights in the unit of the solvers ---------------------------------
+    @property
+    def unit(self):
+        return self.problem.weight_unit
+
+    def error_costs(self):
+        """Cost of each label on each pattern, ``(n, K)``, in :attr:`unit`."""
+        counts = self.problem.counts
+        return (counts.sum(axis=1, keepdims=True) - counts) / self.unit
+
+    def error_objective(self):
+        """Objective vector of the weighted training error, in :attr:`unit`."""
+        c = np.zeros(self.n_vars)
+        c[self.z_offset :] = self.error_costs().ravel()
+        return c
+
+    def errors_in_units(self, max_errors):
+        """The largest error within ``max_errors`` (a weight), in :attr:`unit`;
+        rounded down to a whole number of units with integral weights."""
+        problem = self.problem
+        integral = problem.weights_are_integral
+        ceiling = error_ceiling(max_errors, problem.total_weight, integral) / self.unit
+        return float(math.floor(ceiling + TOLERANCE)) if integral else ceiling
+
+    def error_row(self, max_errors):
+        """``errors <= max_errors`` as ``(A, lower, upper)``."""
+        row = sp.csr_matrix(self.error_objective().reshape(1, -1))
+        return row, np.array([-np.inf]), np.array([self.errors_in_units(max_errors)])
+
+    # -- solutions -------------------------------------------------------------
+    def decode(self, x):
+        """``(W, b, labels)`` of a MIP solution vector (labels as the solver
+        set ``z``; a caller recomputes them from ``W, b``)."""
+        x = np.asarray(x, dtype=float)
+        K, p = self.n_classes, self.p
+        W = x[: self.b_offset].reshape(K - 1, p)
+        b = x[self.b_offset : self.z_offset]
+        z = x[self.z_offset :].reshape(-1, K)
+        return W, b, np.argmax(z, axis=1)
+
+    def encode(self, W, b):
+        """Full solution vector of the model ``(W, b)``."""
+        W = np.atleast_2d(np.asarray(W, dtype=float))
+        labels = predict(W, b, self.X)
+        z = np.zeros((self.n_patterns, self.n_classes))
+        z[np.arange(self.n_patterns), labels] = 1.0
+        return np.concatenate([W.ravel(), np.asarray(b, float), z.ravel()])
+
+    def hint_from(self, model):
+        """A hint vector from a model ``(W, b)``, or ``None``."""
+        return None if model is None else self.encode(*model)
+
+    def mip(self, objective, offset, *, maximize, integral, name, kind, **extra):
+        """The :class:`~._program.MIP` of ``objective`` on the shared rows.
+
+        ``extra`` may hold ``rows=(A, lower, upper)`` appended to the shared
+        rows, ``var_upper``, ``hint``, ``branching_priority`` and ``unit``.
+        """
+        A, lo, hi = self.A, self.row_lower, self.row_upper
+        rows = extra.pop("rows", None)
+        if rows is not None:
+            A = sp.vstack([A, sp.csr_matrix(rows[0])], format="csr")
+            lo = np.concatenate([lo, rows[1]])
+            hi = np.concatenate([hi, rows[2]])
+        var_upper = extra.pop("var_upper", None)
+        return MIP(
+            objective=objective,
+            A=A,
+            row_lower=lo,
+            row_upper=hi,
+            var_lower=self.var_lower,
+            var_upper=self.var_upper if var_upper is None else var_upper,
+            is_integer=self.is_integer,
+            maximize=maximize,
+            objective_offset=offset,
+            objective_is_integral=integral,
+            name=name,
+            kind=kind,
+            objective_unit=extra.pop("unit", self.unit),
+            hint=extra.pop("hint", None),
+            branching_priority=extra.pop("branching_priority", None),
+        )
+
+
+def encode(problem, hypothesis):
+    """The variables and shared rows of every K-class MIP on ``problem``.
+
+    Parameters
+    ----------
+    problem : MulticlassProblem
+    hypothesis : MulticlassBoxMargin
+
+    Returns
+    -------
+    MulticlassEncoding
+    """
+    X = problem.canonical()
+    n, p = X.shape
+    K = problem.n_classes
+    w_lo, w_hi, b_lo, b_hi = hypothesis.weight_bounds(problem)
+    margin = hypothesis.margin
+    # Score bounds of every class on every pattern (class 0 scores 0).
+    low = np.zeros((n, K))
+    high = np.zeros((n, K))
+    low[:, 1:] = (b_lo + np.minimum(X * w_lo, X * w_hi).sum(axis=1))[:, None]
+    high[:, 1:] = (b_hi + np.maximum(X * w_lo, X * w_hi).sum(axis=1))[:, None]
+    b_offset = (K - 1) * p
+    z_offset = (K - 1) * (p + 1)
+    n_vars = z_offset + n * K
+    patterns = np.arange(n)
+
+    rows, cols, vals, lower = [], [], [], []
+    n_rows = 0
+
+    def score_terms(k, sign, row_ids):
+        # ``sign * s_k(x_u)`` on rows ``row_ids``; nothing for class 0.
+        if k == 0:
+            return
+        for j in range(p):
+            keep = X[:, j] != 0
+            rows.append(row_ids[keep])
+            cols.append(np.full(keep.sum(), (k - 1) * p + j))
+            vals.append(sign * X[keep, j])
+        rows.append(row_ids)
+        cols.append(np.full(n, b_offset + k - 1))
+        vals.append(np.full(n, float(sign)))
+
+    for win in range(K):
+        for m in range(K):
+            if m == win:
+                continue
+            row_ids = n_rows + patterns
+            score_terms(win, 1, row_ids)
+            score_terms(m, -1, row_ids)
+            gap_low = low[:, win] - high[:, m]
+            rows.append(row_ids)
+            cols.append(z_offset + patterns * K + win)
+            vals.append(-(margin - gap_low))
+            lower.append(gap_low)
+            n_rows += n
+    # One label per pattern.
+    rows.append(n_rows + np.repeat(patterns, K))
+    cols.append(z_offset + np.arange(n * K))
+    vals.append(np.ones(n * K))
+    A = sp.coo_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+        shape=(n_rows + n, n_vars),
+    ).tocsr()
+    row_lower = np.concatenate([*lower, np.ones(n)])
+    row_upper = np.concatenate([np.full(n_rows, np.inf), np.ones(n)])
+    var_lower = np.concatenate(
+        [np.tile(w_lo, K - 1), np.full(K - 1, b_lo), np.zeros(n * K)]
+    )
+    var_upper = np.concatenate(
+        [np.tile(w_hi, K - 1), np.full(K - 1, b_hi), np.ones(n * K)]
+    )
+    is_integer = np.concatenate([np.zeros(z_offset, bool), np.ones(n * K, bool)])
+    return MulticlassEncoding(
+        problem,
+        hypothesis,
+        X,
+        A,
+        row_lower,
+        row_upper,
+        var_lower,
+        var_upper,
+        is_integer,
+    )
+
+
+def min_error(enc, *, hint=None):
+    """Fewest weighted training errors over the class."""
+    return enc.mip(
+        enc.error_objective(),
+        0.0,
+        maximize=False,
+        integral=enc.problem.weights_are_integral,
+        name="multiclass_min_error",
+        kind="min_error",
+        hint=hint,
+    )
+
+
+def flip(enc, pattern, baseline_label, *, max_errors=None, hint=None):
+    """Fewest errors among models not labelling ``pattern`` ``baseline_label``.
+
+    With ``max_errors`` (a weight: the baseline's errors plus the budget), the
+    MIP is infeasible exactly when no model within that many errors changes
+    the pattern's label; otherwise its optimum is the fewest errors of a
+    model that does.
+    """
+    var_upper = enc.var_upper.copy()
+    var_upper[enc.z_index(int(pattern), int(baseline_label))] = 0.0
+    return enc.mip(
+        enc.error_objective(),
+        0.0,
+        maximize=False,
+        integral=enc.problem.weights_are_integral,
+        name=f"multiclass_flip[pattern {int(pattern)} != {int(baseline_label)}]",
+        kind="flip",
+        hint=hint,
+        var_upper=var_upper,
+        rows=None if max_errors is None else enc.error_row(max_errors),
+    )
+
+
+def max_disagreement(enc, baseline_labels, max_errors, *, weights=None, hint=None):
+    """Most weight labelled differently from ``baseline_labels`` within
+    ``max_errors`` weighted errors.
+
+    Parameters
+    ----------
+    baseline_labels : ndarray of int, shape (n_patterns,)
+        The baseline's label (index) of every pattern.
+    max_errors : float
+        Largest allowed weighted training error.
+    weights : ndarray or None
+        Weight of disagreeing on each pattern (default: its training weight),
+        counted in their :func:`~.._core.weight_unit`.
+    """
+    baseline_labels = np.asarray(baseline_labels, dtype=np.int64)
+    if weights is None:
+        weights = enc.problem.pattern_weight
+    weights = np.asarray(weights, dtype=float)
+    unit = weight_unit(weights)
+    in_units = weights / unit
+    keep = enc.z_index(np.arange(enc.n_patterns), baseline_labels)
+    c = np.zeros(enc.n_vars)
+    # Disagreeing on u is 1 - z[u, baseline_u].
+    c[keep] = -in_units
+    integral = bool(np.all(np.abs(in_units - np.round(in_units)) < TOLERANCE))
+    # The heaviest patterns decided first, as for two labels.
+    priority = np.zeros(enc.n_vars, dtype=np.int32)
+    order = np.argsort(in_units, kind="stable")
+    priority[keep[order]] = np.arange(1, order.size + 1)
+    return enc.mip(
+        c,
+        float(in_units.sum()),
+        maximize=True,
+        integral=integral,
+        name="multiclass_max_disagreement",
+        kind="disagreement",
+        hint=hint,
+        rows=enc.error_row(max_errors),
+        branching_priority=priority,
+        unit=unit,
+    )
