@@ -159,12 +159,17 @@ def _check_column(frame, name, role):
         )
 
 
+#: Most labels of a target (the K-class audit's limit).
+MAX_LABELS = 20
+
+
 def _python(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-def binary_target(values, name):
-    """The target as an array, checked to have exactly two distinct values.
+def class_target(values, name):
+    """The target as an array, checked to have 2 to 20 distinct values (a
+    binary or a K-class audit).
 
     Parameters
     ----------
@@ -176,12 +181,12 @@ def binary_target(values, name):
     ndarray
     """
     distinct = pd.unique(values)
-    if len(distinct) != 2:
+    if not 2 <= len(distinct) <= MAX_LABELS:
         shown = ", ".join(repr(_python(v)) for v in list(distinct)[:5])
         more = ", ..." if len(distinct) > 5 else ""
         raise DataError(
             f"target {name!r} has {len(distinct)} distinct value(s) ({shown}{more}); "
-            "a binary classification audit needs exactly 2"
+            f"an audit needs 2 labels (binary) or 3 to {MAX_LABELS} (K-class)"
         )
     array = values.to_numpy()
     if array.dtype.kind == "f" and not (
@@ -391,7 +396,7 @@ def load_audit_data(path, target, groups=None, *, binarize=False, keep=()):
         _check_column(frame, groups, "groups")
     for name in keep:
         _check_exists(frame, name, "--keep-column")
-    y = binary_target(frame[target], target)
+    y = class_target(frame[target], target)
     group_values = None if groups is None else frame[groups].to_numpy()
     features = frame.drop(columns=[c for c in (target, groups) if c is not None])
     identifiers = [c for c in identifier_columns(features) if c not in keep]

@@ -135,13 +135,44 @@ def _audit(args):
         "binarize": args.binarize,
         "sample": args.sample,
     }
-    if args.measure == "probabilistic":
+    if pd.Series(y).nunique() > 2:
+        report = _run_multiclass(args, X, y, groups, dataset)
+    elif args.measure == "probabilistic":
         report = _run_probabilistic(args, X, y, groups, dataset)
     elif args.measure == "both" or args.estimator == "logistic":
         report = _run_both(args, X, y, groups, dataset)
     else:
         report = _run(args, X, y, groups, dataset)
     return _finish(report, args.out)
+
+
+def _run_multiclass(args, X, y, groups, dataset):
+    """The K-class exact audit of a target of 3 to 20 labels."""
+    from ._multiclass import run_multiclass_audit
+
+    if args.measure != "decisions":
+        raise ValueError(
+            f"--measure {args.measure} is for two labels; a target of "
+            f"{pd.Series(y).nunique()} labels gets the K-class decisions audit "
+            "(--measure decisions)"
+        )
+    if groups is not None or _constraints(args, groups):
+        raise ValueError(
+            "--groups and the constraints (--max-nonzero, --sign, --rate-gap) "
+            "are for two labels"
+        )
+    return run_multiclass_audit(
+        X,
+        y,
+        estimator=_estimator(args.estimator),
+        epsilon=args.epsilon,
+        time_limit=args.time_limit,
+        total_time_limit=args.total_time_limit,
+        n_jobs=args.n_jobs,
+        random_state=args.random_state,
+        verbose=0 if args.quiet else 1,
+        dataset=dataset,
+    )
 
 
 def _run_both(args, X, y, groups, dataset):

@@ -26,12 +26,11 @@ from ._multiclass_records import (
     MulticlassMinError,
     MulticlassModel,
 )
+from ._plans import K_CLASS_FIRST_ROUND_SECONDS
 from ._scheduling import Deadline
 
 #: Slack of the check that a solver's bound agrees with a verified model.
 BOUND_SLACK = 1e-6
-#: Least seconds of a flip MIP in the first, short round of an ambiguity.
-FIRST_ROUND_SECONDS = 1.0
 #: Regularisations of the logistic regressions of the first pass.
 LOGISTIC_C = (1.0, 100.0)
 
@@ -305,7 +304,7 @@ class MulticlassCertifier:
             cap = None
             if short:
                 left = deadline.remaining()
-                cap = max(FIRST_ROUND_SECONDS, left / len(order))
+                cap = max(K_CLASS_FIRST_ROUND_SECONDS, left / len(order))
             mip = formulations.flip(
                 self.enc, u, self.baseline_labels[u], max_errors=ceiling
             )

@@ -200,6 +200,40 @@ class MulticlassSession:
             self.found_model(discrepancy.model),
         )
 
+    def people(self, budget):
+        """Every training row's standing at ``budget``, as far as its audit
+        got (no solver time).
+
+        Returns
+        -------
+        baseline : ndarray of int, shape (n_samples,)
+            The baseline's label (an index into the classes; -1 on rows of
+            zero weight, which no audit covers).
+        labels_found : ndarray of bool, shape (n_samples, n_classes)
+            The labels that verified models of the level set give the row
+            (the baseline's among them).
+        ambiguous, undecided : ndarray of bool, shape (n_samples,)
+            Certified ambiguous; neither certified ambiguous nor proven
+            unambiguous (a limit stopped its audit).
+        """
+        certifier, problem = self.certifier, self.problem
+        extra = budget - certifier.baseline_errors
+        flippable, unflippable, _ = certifier.known(extra)
+        found = np.zeros((problem.n_patterns, problem.n_classes), dtype=bool)
+        found[np.arange(problem.n_patterns), certifier.baseline_labels] = True
+        for model in certifier.within(extra):
+            found[np.arange(problem.n_patterns), model.labels] = True
+        # Rows of zero weight are in no pattern: not audited, undecided.
+        active = problem.inverse >= 0
+        rows = np.where(active, problem.inverse, 0)
+        undecided = ~flippable & ~unflippable
+        return (
+            np.where(active, certifier.baseline_labels[rows], -1),
+            found[rows] & active[:, None],
+            flippable[rows] & active,
+            undecided[rows] | ~active,
+        )
+
     def snapshot(self, budget):
         """What the audit of ``budget`` knows now (a running audit's
         progress): the total weight, the weight of people proven flippable

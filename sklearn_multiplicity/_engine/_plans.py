@@ -248,6 +248,11 @@ COMMAND_LINE_BOTH = (
     Step("probabilistic", 0.15, "viable prediction ranges, their measures"),
 )
 
+#: Least seconds of a flip MIP in the first, short round of a K-class
+#: ambiguity (each open pattern gets an even share of the time left, at least
+#: this; the MIPs stop at their first solution).
+K_CLASS_FIRST_ROUND_SECONDS = 1.0
+
 #: The audit of one tolerance of a K-class baseline.
 K_CLASS_AUDIT = (
     Step("ambiguity", 0.6, "flips (witnesses), unflippable patterns (proofs)"),

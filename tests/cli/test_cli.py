@@ -273,7 +273,12 @@ def test_report_reads_values_at_epsilon_after_the_path(csv, monkeypatch):
         (None, ["--target", "outcome"], "no such file"),
         ("frame", ["--target", "label"], "'label' not found"),
         ("frame", ["--target", "outcome", "--groups", "nope"], "'nope' not found"),
-        ("a,y\n1,0\n0,1\n1,2\n", ["--target", "y"], "3 distinct value(s)"),
+        (
+            "a,y\n" + "".join(f"{i},{i}\n" for i in range(21)),
+            ["--target", "y"],
+            "21 distinct value(s)",
+        ),
+        ("a,y\n1,0\n0,1\n1,2\n0,2\n", ["--target", "y"], "one row only"),
         ("a,y\n1,0\n1,0\n", ["--target", "y"], "1 distinct value(s)"),
         ("a,b,y\n1,2,0\n1,2,3,4,5\n", ["--target", "y"], "cannot read"),
         ("", ["--target", "y"], "is empty"),
