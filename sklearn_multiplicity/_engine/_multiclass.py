@@ -358,6 +358,11 @@ class MulticlassCertifier:
         most = max((self._disagreement(m) for m in within), default=0.0)
         return flippable, unflippable, most
 
+    def most_disagreeing(self, budget):
+        """The pooled model within ``budget`` extra errors that changes the
+        most weight, or None."""
+        return self._most_disagreeing(self._ceiling(budget))
+
     def _witness(self, pattern, ceiling):
         """The pooled model within ``ceiling`` errors changing ``pattern``'s
         label with the fewest errors, or None."""

@@ -173,8 +173,8 @@ class MulticlassSession:
         )
 
     def _settled(self, budget):
-        known = self._readings.get(budget)
-        return known is not None and known[0].exact and known[1].exact
+        reading = self.reading(budget)
+        return reading.ambiguity.certified and reading.discrepancy.certified
 
     def grant(self, budget, seconds, limit):
         """Let the audit of ``budget`` spend ``seconds`` more."""
@@ -188,16 +188,27 @@ class MulticlassSession:
 
     # -- readings (no solver time) -----------------------------------------------
     def reading(self, budget):
-        """Both measures at ``budget`` as far as its audit got (a
-        :class:`Reading`; ``[0, 1]`` before any audit)."""
-        known = self._readings.get(budget)
-        if known is None:
-            return Reading(Bounds(0.0, 1.0), Bounds(0.0, 1.0), None)
-        ambiguity, discrepancy = known
+        """Both measures at ``budget`` from all that the audit knows now (a
+        :class:`Reading`, no solver time): every verified model and proof,
+        whichever request found it."""
+        certifier, problem = self.certifier, self.problem
+        extra = budget - certifier.baseline_errors
+        flippable, unflippable, most = certifier.known(extra)
+        weight, total = problem.pattern_weight, problem.total_weight
+        ambiguity = Bounds(
+            float(weight[flippable].sum() / total),
+            float(weight[~unflippable].sum() / total),
+        )
+        # No model changes a person proven unchangeable.
+        upper = ambiguity.upper
+        solved = self._readings.get(budget)
+        if solved is not None:
+            upper = min(upper, solved[1].upper)
+        lower = most / total
         return Reading(
-            Bounds(ambiguity.lower, ambiguity.upper),
-            Bounds(discrepancy.lower, discrepancy.upper),
-            self.found_model(discrepancy.model),
+            ambiguity,
+            Bounds(float(lower), float(max(upper, lower))),
+            self.found_model(certifier.most_disagreeing(extra)),
         )
 
     def people(self, budget):

@@ -134,3 +134,32 @@ def test_k_class_time_limits_give_honest_bounds():
     assert lower == low <= truth.ambiguity(baseline, 4.0) <= high
     low, high = auditor.discrepancy_bounds(0.25)
     assert low <= truth.discrepancy(baseline, 4.0) <= high
+    # Whoever a verified model changes is ambiguous: readings use it all.
+    assert auditor.ambiguity_bounds(0.25)[0] >= low
+
+
+def test_a_reading_uses_the_models_of_later_steps(monkeypatch):
+    # Ambiguity runs out of time while the discrepancy MIP then finds a
+    # model that changes people: the ambiguity read afterwards counts them.
+    from sklearn_multiplicity._engine import _multiclass
+
+    X, y, truth = twice(3)
+    monkeypatch.setattr(
+        _multiclass.MulticlassCertifier, "ambiguity", _no_flip_mips(_multiclass)
+    )
+    auditor = MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(X, y)
+    baseline = _baseline_labels(auditor, X, truth)
+    low, high = auditor.discrepancy_bounds(0.25)
+    assert low == high == pytest.approx(truth.discrepancy(baseline, 4.0))
+    assert auditor.ambiguity_bounds(0.25)[0] >= low > 0
+
+
+def _no_flip_mips(module):
+    """``MulticlassCertifier.ambiguity`` that solves no MIP."""
+
+    original = module.MulticlassCertifier.ambiguity
+
+    def without_mips(self, budget, deadline=None):
+        return original(self, budget, module.Deadline(0.0))
+
+    return without_mips
