@@ -2,6 +2,7 @@
 auditor's ambiguity and discrepancy, and their errors on bad input."""
 
 import functools
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -92,10 +93,13 @@ def test_k_class_audits_work_like_estimators():
     assert set(auditor.predict(frame)) <= set(labels)
     copy = clone(auditor).fit(frame, labels)
     assert copy.ambiguity_bounds(0.25) == auditor.ambiguity_bounds(0.25)
-    # A reading after the audit solves nothing more.
+    # A reading after the audit solves nothing more, nor does a pickled copy.
     solved = len(auditor.mip_log_)
     auditor.discrepancy_bounds(0.25)
     assert len(auditor.mip_log_) == solved
+    copy = pickle.loads(pickle.dumps(auditor))
+    assert copy.ambiguity_bounds(0.25) == auditor.ambiguity_bounds(0.25)
+    assert len(copy.mip_log_) == solved
 
 
 def test_k_class_bad_input_gets_one_clear_error():
