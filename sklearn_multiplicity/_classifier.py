@@ -213,13 +213,14 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
             The fitted classifier.
         """
         deadline = Deadline(self.time_limit)
-        if is_multiclass(y):
+        k_labels = is_multiclass(y)
+        if k_labels:
             session = open_multiclass_session(self, X, y, sample_weight)
         else:
             session = open_session(self, X, y, sample_weight, groups=groups)
         with bounds_progress(self.verbose, self.time_limit, "minimum error") as seen:
             fit = session.min_error(deadline, progress=seen)
-        if is_multiclass(y):
+        if k_labels:
             return store_multiclass_fit(self, session, fit)
         return store_fit(self, session, fit)
 

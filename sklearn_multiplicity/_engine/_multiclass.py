@@ -348,7 +348,7 @@ class MulticlassCertifier:
     def known(self, budget):
         """What is known at ``budget`` extra errors, without solving:
         patterns proven flippable and unflippable, and the most disagreement
-        (a weight) of a pooled model."""
+        (a weight) of a pooled model and its proven upper bound."""
         ceiling = self._ceiling(budget)
         within = [m for m in list(self.pool) if m.errors <= ceiling + TOLERANCE]
         flippable = np.zeros(self.problem.n_patterns, dtype=bool)
@@ -356,7 +356,12 @@ class MulticlassCertifier:
             flippable |= model.labels != self.baseline_labels
         unflippable = ~flippable & (self._unflippable_at >= ceiling)
         most = max((self._disagreement(m) for m in within), default=0.0)
-        return flippable, unflippable, most
+        # No model changes a pattern proven unchangeable.
+        upper = float(self.problem.pattern_weight[~unflippable].sum())
+        upper = min(upper, self._discrepancy_upper.get(ceiling, np.inf))
+        if self._empty(ceiling):
+            upper = 0.0
+        return flippable, unflippable, most, max(upper, most)
 
     def most_disagreeing(self, budget):
         """The pooled model within ``budget`` extra errors that changes the

@@ -42,7 +42,6 @@ class MulticlassSession:
         self.threads = threads
         self.accounts = TimeAccounts()
         self.certifier = None
-        self._readings = {}
 
     @classmethod
     def from_data(
@@ -82,7 +81,6 @@ class MulticlassSession:
         fitted, self.certifier = self.certifier, self._certifier(labels, model)
         if fitted is not None:
             self.certifier.learn(fitted)
-        self._readings = {}
 
     def _certifier(self, labels, model=None):
         return MulticlassCertifier(
@@ -160,9 +158,8 @@ class MulticlassSession:
                 certifier = self.certifier
                 extra = budget - certifier.baseline_errors
                 plan = Schedule(PLANS["K-class audit"], deadline)
-                ambiguity = certifier.ambiguity(extra, plan.step("ambiguity"))
-                discrepancy = certifier.discrepancy(extra, plan.step("discrepancy"))
-            self._readings[budget] = (ambiguity, discrepancy)
+                certifier.ambiguity(extra, plan.step("ambiguity"))
+                certifier.discrepancy(extra, plan.step("discrepancy"))
 
         self.accounts.spend(
             ("tolerance", budget),
@@ -193,21 +190,14 @@ class MulticlassSession:
         whichever request found it."""
         certifier, problem = self.certifier, self.problem
         extra = budget - certifier.baseline_errors
-        flippable, unflippable, most = certifier.known(extra)
+        flippable, unflippable, most, most_upper = certifier.known(extra)
         weight, total = problem.pattern_weight, problem.total_weight
-        ambiguity = Bounds(
-            float(weight[flippable].sum() / total),
-            float(weight[~unflippable].sum() / total),
-        )
-        # No model changes a person proven unchangeable.
-        upper = ambiguity.upper
-        solved = self._readings.get(budget)
-        if solved is not None:
-            upper = min(upper, solved[1].upper)
-        lower = most / total
         return Reading(
-            ambiguity,
-            Bounds(float(lower), float(max(upper, lower))),
+            Bounds(
+                float(weight[flippable].sum() / total),
+                float(weight[~unflippable].sum() / total),
+            ),
+            Bounds(float(most / total), float(most_upper / total)),
             self.found_model(certifier.most_disagreeing(extra)),
         )
 
@@ -229,7 +219,7 @@ class MulticlassSession:
         """
         certifier, problem = self.certifier, self.problem
         extra = budget - certifier.baseline_errors
-        flippable, unflippable, _ = certifier.known(extra)
+        flippable, unflippable, _, _ = certifier.known(extra)
         found = np.zeros((problem.n_patterns, problem.n_classes), dtype=bool)
         found[np.arange(problem.n_patterns), certifier.baseline_labels] = True
         for model in certifier.within(extra):
@@ -250,7 +240,7 @@ class MulticlassSession:
         progress): the total weight, the weight of people proven flippable
         and proven unflippable, and the most disagreement found."""
         extra = budget - self.certifier.baseline_errors
-        flippable, unflippable, disagreement = self.certifier.known(extra)
+        flippable, unflippable, disagreement, _ = self.certifier.known(extra)
         weight = self.problem.pattern_weight
         return {
             "total": float(weight.sum()),
