@@ -447,6 +447,8 @@ class MultiplicityAuditor(
 
     @documented(people.PREDICT_SET)
     def predict_set(self, X, eps=None):
+        if self.classes_.size > 2:
+            return people.label_sets(*self._new_people(X, eps))
         return people.prediction_sets(*people.new_people(*self._new_people(X, eps)))
 
     def _new_people(self, X, eps):
@@ -456,7 +458,11 @@ class MultiplicityAuditor(
         # MIPs within this request's time.
         eps, budget = self._audited(eps)
         Z = self._fitted_baseline.audit_space(X)
-        predictions = np.asarray(self.estimator_.predict(X)) == self.classes_[1]
+        predicted = np.asarray(self.estimator_.predict(X))
+        if self.classes_.size > 2:  # the label's index
+            predictions = np.searchsorted(self.classes_, predicted)
+        else:  # positive or not
+            predictions = predicted == self.classes_[1]
         limits = (self.total_time_limit, self.time_limit)
         return self.session_, eps, budget, Z, predictions, *limits
 

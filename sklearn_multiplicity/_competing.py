@@ -10,12 +10,14 @@ class CompetingModel(LinearClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    coef : array-like of shape (n_features,), default=None
-        Weights on the audit space.
-    intercept : float, default=0.0
-        Intercept.
-    classes : array-like of shape (2,), default=None
-        The two class labels, negative first.
+    coef : array-like of shape (n_features,) or (n_classes, n_features), \
+            default=None
+        Weights on the audit space: one row for two labels, one row per
+        label for more (the label of the highest score wins).
+    intercept : float or array-like of shape (n_classes,), default=0.0
+        Intercept (one per label for more than two).
+    classes : array-like of shape (n_classes,), default=None
+        The class labels (for two, negative first).
     n_errors : float, default=None
         Weighted training errors.
     source : str, default=""
@@ -23,12 +25,12 @@ class CompetingModel(LinearClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (1, n_features)
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
         Weights on the audit space (the baseline's input, or the output of
-        its pipeline's transformers).
-    intercept_ : ndarray of shape (1,)
+        its pipeline's transformers); one row per label for more than two.
+    intercept_ : ndarray of shape (1,) or (n_classes,)
         Intercept.
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
         Class labels.
     n_features_in_ : int
         Number of features of the audit space.
@@ -72,9 +74,10 @@ class CompetingModel(LinearClassifierMixin, BaseEstimator):
         self : CompetingModel
             The fitted model.
         """
-        self.coef_ = np.asarray(self.coef, dtype=float).reshape(1, -1)
-        self.intercept_ = np.array([float(self.intercept)])
         self.classes_ = np.asarray(self.classes)
+        rows = 1 if self.classes_.size <= 2 else self.classes_.size
+        self.coef_ = np.asarray(self.coef, dtype=float).reshape(rows, -1)
+        self.intercept_ = np.asarray(self.intercept, dtype=float).reshape(rows)
         self.n_features_in_ = self.coef_.shape[1]
         self.n_errors_ = self.n_errors
         return self

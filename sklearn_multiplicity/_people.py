@@ -115,16 +115,20 @@ PREDICT_SET = """The labels that the models of the level set give each person.
 
     Returns
     -------
-    ndarray of bool, shape (n_samples, 2)
+    ndarray of bool, shape (n_samples, n_classes)
         A mask over ``classes_`` (as MAPIE's prediction sets), not the
         labels themselves: column ``i`` says whether some model of the
         level set predicts ``classes_[i]`` (or scores the person exactly
         0, a tie: see :meth:`ambiguous`). One label (the baseline's)
         for people no model flips, both for contestable people (see
-        :meth:`ambiguous` for the rule). A person whose flip a limit left
-        unsettled gets both labels (a singleton is always certified),
-        with a :class:`CertificationWarning`. The label sets are
-        ``[self.classes_[row] for row in mask]``.
+        :meth:`ambiguous` for the rule). With more than two labels, a
+        label is in the set when some model of the level set scores it at
+        least as high as every other label (a tie counts; on a training
+        person the class's margin makes every label strict), decided by
+        one MIP per person and label that no known model settles. A label
+        a limit left unsettled is in the set (every label left out is
+        certified out of reach), with a :class:`CertificationWarning`. The
+        label sets are ``[self.classes_[row] for row in mask]``.
     """
 
 BY_GROUP = """Ambiguity and discrepancy overall and per group.
@@ -196,6 +200,17 @@ def new_people(session, eps, budget, Z, predictions, limit, per_mip):
     return decided, undecided, predictions
 
 
+def label_sets(session, eps, budget, Z, labels, limit, per_mip):
+    """The mask of :meth:`MultiplicityAuditor.predict_set` with more than two
+    labels: every label certified given by a model of the level set, and
+    every label a limit left unsettled (with a :class:`CertificationWarning`)."""
+    reachable, open_ = session.label_sets(Z, labels, budget, limit, per_mip)
+    if open_.any():
+        people = int(open_.any(axis=1).sum())
+        warn_uncertified(f"label sets of {people} people", eps)
+    return reachable | open_
+
+
 def prediction_sets(decided, undecided, baseline):
     """The mask of :meth:`MultiplicityAuditor.predict_set`."""
     sets = np.zeros((baseline.size, 2), dtype=bool)
@@ -238,8 +253,8 @@ def warn_uncertified(what, eps, bounds=None):
         "reporting the certified lower bound; the *_bounds methods give both "
         "bounds at no solver time"
         if bounds is not None
-        else "they are reported undecided (False from ambiguous, both labels "
-        "from predict_set)"
+        else "they are reported undecided (False from ambiguous, every "
+        "unsettled label in predict_set)"
     )
     warnings.warn(
         f"The {what} at eps={eps}{band} is not certified: its audit stopped "

@@ -160,9 +160,49 @@ class MulticlassTruth:
         S = self.level_set(baseline, budget)
         return float(((S != baseline) @ self.weight).max(initial=0.0) / self.total)
 
+    def label_set(self, baseline, budget, x):
+        """The labels models of the level set give the point ``x``: a training
+        point's labels in the level set's labellings, elsewhere every label
+        that some labelling's model scores highest at ``x`` (ties count)."""
+        x = np.asarray(x, dtype=float)
+        same = np.flatnonzero((self.points == x).all(axis=1))
+        S = self.level_set(baseline, budget)
+        if same.size:
+            return set(S[:, same[0]].tolist())
+        return {
+            label
+            for label in range(self.n_classes)
+            if any(leading_model(self.points, s, self.n_classes, x, label) for s in S)
+        }
+
     def fewest_flip_errors(self, pattern, label):
         """Fewest errors of a labelling not giving ``pattern`` ``label``."""
         return float(self.errors[self.L[:, pattern] != label].min(initial=np.inf))
+
+
+def leading_model(points, labels, n_classes, x, label):
+    """Whether some model labels ``points`` strictly ``labels`` and scores
+    ``label`` at ``x`` at least as high as every other label (a tie counts)."""
+    points = np.asarray(points, dtype=float)
+    A = _constraints(points, labels, n_classes)
+    d = points.shape[1]
+    lead = []
+    for other in range(n_classes):
+        if other == label:
+            continue
+        row = np.zeros((n_classes - 1) * (d + 1))
+        for c, sign in ((label, -1.0), (other, 1.0)):
+            if c > 0:
+                row[(c - 1) * (d + 1) : c * (d + 1)] = sign * np.append(x, 1.0)
+        lead.append(row)
+    result = linprog(
+        np.zeros(A.shape[1]),
+        A_ub=np.vstack([A, lead]),
+        b_ub=np.concatenate([-np.ones(A.shape[0]), np.zeros(len(lead))]),
+        bounds=[(-BOX, BOX)] * A.shape[1],
+        method="highs",
+    )
+    return result.status == 0
 
 
 def random_tiny_multiclass(seed, n=9, d=2, levels=3, n_classes=3, noise=0.3):

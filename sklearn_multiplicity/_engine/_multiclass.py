@@ -162,10 +162,10 @@ class MulticlassCertifier:
 
     def within(self, budget):
         """The pooled models within ``budget`` extra errors."""
-        ceiling = self._ceiling(budget)
+        ceiling = self.ceiling(budget)
         return [m for m in self.pool if m.errors <= ceiling + TOLERANCE]
 
-    def _ceiling(self, budget):
+    def ceiling(self, budget):
         """The largest weighted error of the level set at ``budget``."""
         if budget < 0:
             raise ValueError(f"budget must be non-negative, got {budget!r}")
@@ -177,7 +177,7 @@ class MulticlassCertifier:
         )
 
     # -- solving ---------------------------------------------------------------
-    def _solve(self, mip, deadline, *, cap=None, first_solution=False):
+    def solve(self, mip, deadline, *, cap=None, first_solution=False):
         """Solve ``mip`` within ``deadline`` (and at most ``cap`` seconds);
         ``None`` once it has expired. ``first_solution``: stop at the first
         solution (enough to decide a flip)."""
@@ -222,7 +222,7 @@ class MulticlassCertifier:
             mip = formulations.min_error(
                 self.enc, hint=self.enc.hint_from((best.W, best.b))
             )
-            solved = self._solve(mip, deadline)
+            solved = self.solve(mip, deadline)
             if solved is not None:
                 result, entry, _ = solved
                 best = min(self.pool, key=lambda m: m.errors)
@@ -282,7 +282,7 @@ class MulticlassCertifier:
         MulticlassAmbiguity
         """
         deadline = deadline or Deadline(None)
-        ceiling = self._ceiling(budget)
+        ceiling = self.ceiling(budget)
         weight = self.problem.pattern_weight
         if self._empty(ceiling):
             self._unflippable_at[:] = np.maximum(self._unflippable_at, ceiling)
@@ -299,7 +299,7 @@ class MulticlassCertifier:
         for u in order:
             if self._witness(u, ceiling) is not None:
                 continue
-            if self._unflippable_at[u] >= ceiling:
+            if self._unflippable_at[u] >= ceiling:  # proven before
                 continue
             cap = None
             if short:
@@ -308,7 +308,7 @@ class MulticlassCertifier:
             mip = formulations.flip(
                 self.enc, u, self.baseline_labels[u], max_errors=ceiling
             )
-            solved = self._solve(mip, deadline, cap=cap, first_solution=True)
+            solved = self.solve(mip, deadline, cap=cap, first_solution=True)
             if solved is None:
                 return
             result, entry, model = solved
@@ -327,35 +327,64 @@ class MulticlassCertifier:
 
     def _ambiguity_at(self, ceiling):
         """The ambiguity at ``ceiling`` errors as far as it is known."""
-        weight = self.problem.pattern_weight
-        witnesses = {}
-        for u in range(self.problem.n_patterns):
-            model = self._witness(u, ceiling)
-            if model is not None:
-                witnesses[u] = model
-        flippable = np.zeros(self.problem.n_patterns, dtype=bool)
-        flippable[list(witnesses)] = True
-        unflippable = ~flippable & (self._unflippable_at >= ceiling)
-        total = self.problem.total_weight
+        weight, total = self.problem.pattern_weight, self.problem.total_weight
+        best, _ = self._flips(ceiling)
+        flippable = best >= 0
+        unflippable = ~flippable & self._proven_unflippable(ceiling)
         return MulticlassAmbiguity(
             float(weight[flippable].sum() / total),
             float(weight[~unflippable].sum() / total),
             flippable,
             unflippable,
-            witnesses,
+            {int(u): self.pool[best[u]] for u in np.flatnonzero(flippable)},
         )
+
+    def _flips(self, ceiling):
+        """Per pattern, the pooled model within ``ceiling`` errors changing
+        its label with the fewest errors (an index into :attr:`pool`, -1:
+        none) and those errors (``inf``: none)."""
+        n = self.problem.n_patterns
+        best, errors = np.full(n, -1), np.full(n, np.inf)
+        for index, model in enumerate(list(self.pool)):
+            if model.errors > ceiling + TOLERANCE:
+                continue
+            better = (model.labels != self.baseline_labels) & (model.errors < errors)
+            best[better], errors[better] = index, model.errors
+        return best, errors
+
+    def _proven_unflippable(self, ceiling):
+        """Patterns proven to keep their label within ``ceiling`` errors."""
+        return self._unflippable_at >= ceiling
+
+    def flips(self, budget):
+        """What is known of each pattern's label changes at ``budget`` extra
+        errors, without solving.
+
+        Returns
+        -------
+        witness : list
+            Per pattern, the pooled model of the level set changing its label
+            with the fewest errors (``None``: none known).
+        errors : ndarray of shape (n_patterns,)
+            Those models' errors (``inf``: none).
+        unflippable : ndarray of bool, shape (n_patterns,)
+            Proven: no model of the level set changes the label.
+        """
+        ceiling = self.ceiling(budget)
+        best, errors = self._flips(ceiling)
+        pool = self.pool
+        witness = [pool[i] if i >= 0 else None for i in best]
+        return witness, errors, (best < 0) & self._proven_unflippable(ceiling)
 
     def known(self, budget):
         """What is known at ``budget`` extra errors, without solving:
         patterns proven flippable and unflippable, and the most disagreement
         (a weight) of a pooled model and its proven upper bound."""
-        ceiling = self._ceiling(budget)
-        within = [m for m in list(self.pool) if m.errors <= ceiling + TOLERANCE]
-        flippable = np.zeros(self.problem.n_patterns, dtype=bool)
-        for model in within:
-            flippable |= model.labels != self.baseline_labels
-        unflippable = ~flippable & (self._unflippable_at >= ceiling)
-        most = max((self._disagreement(m) for m in within), default=0.0)
+        ceiling = self.ceiling(budget)
+        flippable = self._flips(ceiling)[0] >= 0
+        unflippable = ~flippable & self._proven_unflippable(ceiling)
+        best = self._most_disagreeing(ceiling)
+        most = 0.0 if best is None else self._disagreement(best)
         # No model changes a pattern proven unchangeable.
         upper = float(self.problem.pattern_weight[~unflippable].sum())
         upper = min(upper, self._discrepancy_upper.get(ceiling, np.inf))
@@ -366,7 +395,7 @@ class MulticlassCertifier:
     def most_disagreeing(self, budget):
         """The pooled model within ``budget`` extra errors that changes the
         most weight, or None."""
-        return self._most_disagreeing(self._ceiling(budget))
+        return self._most_disagreeing(self.ceiling(budget))
 
     def _witness(self, pattern, ceiling):
         """The pooled model within ``ceiling`` errors changing ``pattern``'s
@@ -395,11 +424,11 @@ class MulticlassCertifier:
         MulticlassDiscrepancy
         """
         deadline = deadline or Deadline(None)
-        ceiling = self._ceiling(budget)
+        ceiling = self.ceiling(budget)
         weight = self.problem.pattern_weight
         total = self.problem.total_weight
         # No model of the level set changes a pattern proven unflippable.
-        upper = float(weight[self._unflippable_at < ceiling].sum())
+        upper = float(weight[~self._proven_unflippable(ceiling)].sum())
         upper = min(upper, self._discrepancy_upper.get(ceiling, np.inf))
         if self._empty(ceiling):
             upper = 0.0
@@ -411,7 +440,7 @@ class MulticlassCertifier:
             mip = formulations.max_disagreement(
                 self.enc, self.baseline_labels, ceiling, hint=hint
             )
-            solved = self._solve(mip, deadline)
+            solved = self.solve(mip, deadline)
             if solved is not None:
                 result, entry, _ = solved
                 best = self._most_disagreeing(ceiling)

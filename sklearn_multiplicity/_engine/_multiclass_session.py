@@ -17,8 +17,10 @@ from .._core import TOLERANCE, Bounds
 from .._core._multiclass import MulticlassBoxMargin, MulticlassProblem
 from ._accounts import TimeAccounts
 from ._multiclass import MulticlassCertifier
+from ._multiclass_people import LabelProofs, label_sets
 from ._plans import PLANS, Schedule
-from ._records import FoundModel, Reading, SessionSummary
+from ._records import Evidence, FoundModel, Reading, SessionSummary
+from ._scheduling import Deadline
 
 
 class MulticlassSession:
@@ -42,6 +44,7 @@ class MulticlassSession:
         self.threads = threads
         self.accounts = TimeAccounts()
         self.certifier = None
+        self.label_proofs = LabelProofs()
 
     @classmethod
     def from_data(
@@ -183,6 +186,49 @@ class MulticlassSession:
             found = self.min_error(deadline, progress=progress)
         return (found.lower, found.upper)
 
+    def label_sets(self, Z, labels, budget, limit, per_mip=None, *, any_other=False):
+        """The labels models of the level set of ``budget`` give people ``Z``
+        (in the audit space; ``labels``: the baseline's label index of each),
+        within ``limit`` seconds (``per_mip`` each).
+
+        Call it after the audit of ``budget`` (:meth:`audit`), whose proofs
+        fix labels in the people's MIPs. Each distinct person is asked alone
+        (:func:`~._multiclass_people.label_sets`); ``any_other`` stops at
+        their first label other than the baseline's.
+
+        Returns
+        -------
+        reachable, open_ : ndarray of bool, shape (n_people, n_classes)
+            Labels certified given by a model of the level set; labels left
+            undecided by a limit.
+        """
+        canonical = self.problem.canonical(np.asarray(Z, dtype=float))
+        distinct, first, inverse = np.unique(
+            canonical, axis=0, return_index=True, return_inverse=True
+        )
+        inverse = inverse.ravel()
+        extra = budget - self.certifier.baseline_errors
+        reachable, open_ = label_sets(
+            self.certifier,
+            self.label_proofs,
+            distinct,
+            np.asarray(labels)[first],
+            extra,
+            Deadline(limit, per_mip=per_mip),
+            any_other=any_other,
+        )
+        return reachable[inverse], open_[inverse]
+
+    def ambiguous_people(self, Z, labels, budget, limit, per_mip=None):
+        """Which people a model of the level set of ``budget`` gives another
+        label than the baseline's ``labels``: certified ambiguous, and left
+        undecided by a limit (see :meth:`label_sets`)."""
+        reachable, open_ = self.label_sets(
+            Z, labels, budget, limit, per_mip, any_other=True
+        )
+        ambiguous = reachable.sum(axis=1) > 1
+        return ambiguous, open_.any(axis=1) & ~ambiguous
+
     # -- readings (no solver time) -----------------------------------------------
     def reading(self, budget):
         """Both measures at ``budget`` from all that the audit knows now (a
@@ -235,6 +281,49 @@ class MulticlassSession:
             undecided[rows] | ~active,
         )
 
+    def evidence(self, budget):
+        """Per training row, what the audit of ``budget`` knows of its label
+        changes (an :class:`Evidence`; ``baseline`` holds label indices).
+
+        ``contestable``: a verified model of the level set gives the row
+        another label; ``undecided``: neither that nor proven unchangeable;
+        ``min_flip_errors``: the fewest errors of such a model (NaN: none
+        known). Rows of zero weight are in no pattern: baseline 0, neither
+        contestable nor undecided.
+        """
+        certifier = self.certifier
+        extra = budget - certifier.baseline_errors
+        witness, errors, unflippable = certifier.flips(extra)
+        contestable = np.array([model is not None for model in witness])
+        errors = np.where(np.isfinite(errors), errors, np.nan)
+        return Evidence(
+            baseline=self._per_row(certifier.baseline_labels, 0),
+            contestable=self._per_row(contestable, False),
+            undecided=self._per_row(~contestable & ~unflippable, False),
+            min_flip_errors=self._per_row(errors, np.nan),
+        )
+
+    def competitor(self, row, budget):
+        """A :class:`FoundModel` of the level set of ``budget`` that gives
+        training ``row`` another label than the baseline (the one with the
+        fewest errors known), or None."""
+        pattern = int(self.problem.inverse[int(row)])
+        if pattern < 0:
+            return None
+        extra = budget - self.certifier.baseline_errors
+        witness, _, _ = self.certifier.flips(extra)
+        return self.found_model(witness[pattern])
+
+    def _per_row(self, pattern_values, fill):
+        """Values per pattern spread over the training rows (``fill`` on rows
+        of zero weight, which are in no pattern)."""
+        inverse = self.problem.inverse
+        values = np.asarray(pattern_values)
+        out = np.full(inverse.shape[0], fill, dtype=values.dtype)
+        active = inverse >= 0
+        out[active] = values[inverse[active]]
+        return out
+
     def snapshot(self, budget):
         """What the audit of ``budget`` knows now (a running audit's
         progress): the total weight, the weight of people proven flippable
@@ -263,5 +352,5 @@ class MulticlassSession:
             "min_error_bounds_."
         )
 
-    group_readings = evidence = competitor = _two_labels_only
-    weight_ranges = ambiguous_people = path = _two_labels_only
+    group_readings = _two_labels_only
+    weight_ranges = path = _two_labels_only

@@ -19,7 +19,11 @@ of the class. A pattern labelled ``l`` costs its weight minus
 - :func:`flip` -- fewest errors among models not giving one pattern a label
   (optionally within an error ceiling);
 - :func:`max_disagreement` -- most weight labelled differently from a
-  baseline, within an error ceiling.
+  baseline, within an error ceiling;
+- :func:`give_label` -- a model within an error ceiling giving one training
+  pattern one label;
+- :func:`lead` -- a model within an error ceiling under which one label's
+  score at a new person is at least every other's (a tie counts).
 
 Weights enter in the problem's :attr:`~.._core.PatternProblem.weight_unit`
 (disagreement weights in their own), like the two-label MIPs; every MIP
@@ -135,7 +139,8 @@ class MulticlassEncoding:
         """The :class:`~._program.MIP` of ``objective`` on the shared rows.
 
         ``extra`` may hold ``rows=(A, lower, upper)`` appended to the shared
-        rows, ``var_upper``, ``hint``, ``branching_priority`` and ``unit``.
+        rows, ``var_lower``, ``var_upper``, ``hint``, ``branching_priority``
+        and ``unit``.
         """
         A, lo, hi = self.A, self.row_lower, self.row_upper
         rows = extra.pop("rows", None)
@@ -143,13 +148,14 @@ class MulticlassEncoding:
             A = sp.vstack([A, sp.csr_matrix(rows[0])], format="csr")
             lo = np.concatenate([lo, rows[1]])
             hi = np.concatenate([hi, rows[2]])
+        var_lower = extra.pop("var_lower", None)
         var_upper = extra.pop("var_upper", None)
         return MIP(
             objective=objective,
             A=A,
             row_lower=lo,
             row_upper=hi,
-            var_lower=self.var_lower,
+            var_lower=self.var_lower if var_lower is None else var_lower,
             var_upper=self.var_upper if var_upper is None else var_upper,
             is_integer=self.is_integer,
             maximize=maximize,
@@ -325,4 +331,73 @@ def max_disagreement(enc, baseline_labels, max_errors, *, weights=None, hint=Non
         rows=enc.error_row(max_errors),
         branching_priority=priority,
         unit=unit,
+    )
+
+
+def _fixed_lower(enc, kept_labels):
+    """Variable lower bounds fixing ``z[u, label] = 1`` for every
+    ``(u, label)`` of ``kept_labels`` (patterns proven to keep a label)."""
+    var_lower = enc.var_lower.copy()
+    if kept_labels is not None:
+        patterns, labels = kept_labels
+        var_lower[enc.z_index(np.asarray(patterns), np.asarray(labels))] = 1.0
+    return var_lower
+
+
+def give_label(enc, pattern, label, max_errors, *, kept_labels=None):
+    """Fewest errors of a model giving training ``pattern`` ``label``, within
+    ``max_errors``: infeasible exactly when no model of the level set does.
+
+    ``kept_labels``: ``(patterns, labels)`` proven to keep their label within
+    ``max_errors``, fixed (valid cuts of the level set).
+    """
+    var_lower = _fixed_lower(enc, kept_labels)
+    var_lower[enc.z_index(int(pattern), int(label))] = 1.0
+    return enc.mip(
+        enc.error_objective(),
+        0.0,
+        maximize=False,
+        integral=enc.problem.weights_are_integral,
+        name=f"multiclass_give_label[pattern {int(pattern)} = {int(label)}]",
+        kind="flip",
+        var_lower=var_lower,
+        rows=enc.error_row(max_errors),
+    )
+
+
+def lead(enc, x, label, max_errors, *, kept_labels=None):
+    """Fewest errors of a model within ``max_errors`` whose score of
+    ``label`` at ``x`` (a canonical scaled row, possibly outside the training
+    patterns) is at least every other label's: infeasible exactly when no
+    model of the level set gives ``x`` that label (ties included: the margin
+    binds training patterns only).
+
+    ``kept_labels`` as in :func:`give_label`.
+    """
+    x = np.asarray(x, dtype=float)
+    K, p = enc.n_classes, enc.p
+    label = int(label)
+    rows = []
+    for other in range(K):
+        if other == label:
+            continue
+        row = np.zeros(enc.n_vars)
+        for k, sign in ((label, 1.0), (other, -1.0)):
+            if k > 0:  # class 0 scores 0
+                row[(k - 1) * p : k * p] += sign * x
+                row[enc.b_offset + k - 1] += sign
+        rows.append(row)
+    ceiling_row, ceiling_lo, ceiling_hi = enc.error_row(max_errors)
+    A = sp.vstack([sp.csr_matrix(np.array(rows)), ceiling_row], format="csr")
+    lower = np.concatenate([np.zeros(K - 1), ceiling_lo])
+    upper = np.concatenate([np.full(K - 1, np.inf), ceiling_hi])
+    return enc.mip(
+        enc.error_objective(),
+        0.0,
+        maximize=False,
+        integral=enc.problem.weights_are_integral,
+        name=f"multiclass_lead[label {label}]",
+        kind="flip",
+        var_lower=_fixed_lower(enc, kept_labels),
+        rows=(A, lower, upper),
     )

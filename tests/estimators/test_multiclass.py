@@ -117,7 +117,7 @@ def test_k_class_bad_input_gets_one_clear_error():
     with pytest.raises(ValueError, match="one tolerance"):
         auditor.ambiguity({0: 0.1, 1: 0.1, 2: 0.1})
     with pytest.raises(NotImplementedError, match="two labels"):
-        auditor.conflicts(0.1)
+        auditor.coefficient_ranges(0.1)
     with pytest.raises(ValueError, match="groups"):
         MultiplicityAuditor(LogisticRegression()).fit(X, y, groups=y)
     with pytest.raises(ValueError, match="two labels"):

@@ -1,0 +1,140 @@
+"""K-class readings about people against enumeration: label sets and
+ambiguity of new and training people, evidence, conflicts, competing models
+and the scorers."""
+
+import functools
+import warnings
+
+import numpy as np
+import pytest
+from brute_force_multiclass import MulticlassTruth, tiny_case
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import cross_validate
+
+from sklearn_multiplicity import (
+    CertificationWarning,
+    MultiplicityAuditor,
+    ambiguity_scorer,
+    discrepancy_scorer,
+)
+
+EPSILONS = (0.0, 0.125, 0.25)
+#: New people on and between the tiny cases' grid points, and outside it.
+STEPS = np.arange(-1, 3.5, 0.5)
+GRID = np.array([[a, b] for a in STEPS for b in STEPS])
+
+
+@functools.cache
+def audited(seed):
+    """A tiny case twice over, its enumeration and an audit of a logistic
+    regression on it."""
+    X, y, _ = tiny_case(seed)
+    X, y = np.vstack([X, X]), np.concatenate([y, y])
+    truth = MulticlassTruth(X, y)
+    auditor = MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(X, y)
+    return X, y, truth, auditor
+
+
+def _labels(auditor, X):
+    return np.searchsorted(auditor.classes_, auditor.predict(X))
+
+
+def _pattern_baseline(auditor, X, truth):
+    rows = [np.flatnonzero((X == point).all(axis=1))[0] for point in truth.points]
+    return _labels(auditor, X[rows])
+
+
+def _budget(truth, eps):
+    return np.floor(eps * truth.total + 1e-9)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_label_sets_of_new_people_equal_enumeration(seed):
+    X, _, truth, auditor = audited(seed)
+    baseline = _pattern_baseline(auditor, X, truth)
+    own = _labels(auditor, GRID)
+    for eps in EPSILONS:
+        budget = _budget(truth, eps)
+        sets = auditor.predict_set(GRID, eps)
+        ambiguous = auditor.ambiguous(GRID, eps)
+        assert sets.shape == (len(GRID), 3)
+        for i, x in enumerate(GRID):
+            want = truth.label_set(baseline, budget, x) | {int(own[i])}
+            assert set(np.flatnonzero(sets[i]).tolist()) == want, (eps, x)
+            assert ambiguous[i] == (len(want) > 1)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_training_evidence_conflicts_and_competing_models(seed):
+    X, y, truth, auditor = audited(seed)
+    baseline = _pattern_baseline(auditor, X, truth)
+    for eps in EPSILONS:
+        budget = _budget(truth, eps)
+        flippable = truth.flippable(baseline, budget)[truth.inverse]
+        np.testing.assert_array_equal(auditor.conflicts(eps), flippable)
+        evidence = auditor.evidence(eps)
+        np.testing.assert_array_equal(evidence["baseline"], auditor.predict(X))
+        assert not evidence["undecided"].any()
+        ceiling = auditor.error_budget(eps)
+        assert (evidence["min_flip_errors"][flippable] <= ceiling).all()
+        assert evidence["min_flip_errors"][~flippable].isna().all()
+        for row in range(len(X)):
+            model = auditor.competing_model(row, eps)
+            if not flippable[row]:
+                assert model is None
+                continue
+            # A fitted K-class estimator of the level set changing the row.
+            assert model.coef_.shape == (3, X.shape[1])
+            assert model.predict(X[row : row + 1])[0] != auditor.predict(X)[row]
+            assert np.sum(model.predict(X) != y) <= ceiling
+        # The training people's label sets are the level set's labels.
+        sets = auditor.predict_set(X, eps)
+        for u in range(len(truth.points)):
+            row = np.flatnonzero(truth.inverse == u)[0]
+            want = set(truth.level_set(baseline, budget)[:, u].tolist()) | {baseline[u]}
+            assert set(np.flatnonzero(sets[row]).tolist()) == want
+
+
+def test_asking_again_solves_nothing():
+    _, _, _, auditor = audited(1)
+    auditor.predict_set(GRID, 0.125)
+    solved = len(auditor.mip_log_)
+    auditor.predict_set(GRID, 0.125)
+    auditor.ambiguous(GRID, 0.125)
+    assert len(auditor.mip_log_) == solved
+
+
+def test_k_class_scorers_in_cross_validate():
+    X, y, _, _ = audited(0)
+    X, y = np.vstack([X, X + 0.25]), np.concatenate([y, y])
+    scores = cross_validate(
+        MultiplicityAuditor(LogisticRegression(), epsilon=0.1, time_limit=20),
+        X,
+        y,
+        cv=2,
+        scoring={"ambiguity": ambiguity_scorer(), "discrepancy": discrepancy_scorer()},
+        error_score="raise",
+    )
+    for name in ("test_ambiguity", "test_discrepancy"):
+        assert scores[name].shape == (2,)
+        assert ((0 <= scores[name]) & (scores[name] <= 1)).all()
+
+
+def test_a_limit_leaves_labels_in_the_set_with_a_warning():
+    from faulty_backends import NoSolutionBackend
+
+    X, y, truth, _ = audited(1)
+    auditor = MultiplicityAuditor(
+        LogisticRegression(), solver=NoSolutionBackend(), time_limit=1
+    ).fit(X, y)
+    baseline = _pattern_baseline(auditor, X, truth)
+    own = _labels(auditor, GRID)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CertificationWarning)
+        auditor.ambiguity(0.25)
+    with pytest.warns(CertificationWarning, match="label sets"):
+        sets = auditor.predict_set(GRID, 0.25)
+    # Unsettled labels stay in the set: it always holds the true set.
+    for i, x in enumerate(GRID):
+        want = truth.label_set(baseline, 4.0, x) | {int(own[i])}
+        assert want <= set(np.flatnonzero(sets[i]).tolist())
