@@ -13,6 +13,7 @@ from ._baseline import Baseline, fit_baseline
 from ._classifier import open_multiclass_session, store_multiclass_fit
 from ._core._validation import check_multiclass_target, check_weights, resolve_threads
 from ._engine import Deadline, MulticlassSession
+from ._opening import check_groups
 from ._progress import bounds_progress
 
 
@@ -32,13 +33,8 @@ def open_multiclass_audit(auditor, default, X, X_checked, y, sample_weight, grou
     y : ndarray of shape (n_samples,)
     sample_weight : array-like or None
     groups : array-like or None
-        Refused: group-wise measures are for two labels.
+        The group of every row (for ``by_group``).
     """
-    if groups is not None:
-        raise ValueError(
-            "groups (by_group, GroupRateGap) are available for two labels; the "
-            "target has more."
-        )
     if auditor.constraints:
         raise ValueError(
             "constraints (MaxNonzero, Signs, GroupRateGap) apply to two labels; "
@@ -46,6 +42,7 @@ def open_multiclass_audit(auditor, default, X, X_checked, y, sample_weight, grou
         )
     auditor.classes_, labels = check_multiclass_target(y)
     weight = check_weights(sample_weight, X_checked)
+    auditor.groups_ = check_groups(groups, len(y))
     if default is not None:
         default._validate_params()
         session = open_multiclass_session(default, X, y, sample_weight)
@@ -68,11 +65,12 @@ def open_multiclass_audit(auditor, default, X, X_checked, y, sample_weight, grou
     predicted = baseline_labels(baseline, X, auditor.classes_)
     coef, intercept = baseline.scores
     session.start(predicted, *session.canonical(coef, intercept))
+    if auditor.groups_ is not None:
+        session.watch_row_groups(auditor.groups_, weight)
     auditor.estimator_, auditor._fitted_baseline = baseline.estimator, baseline
     auditor.session_, auditor._row_weight = session, weight
     auditor._row_index = getattr(X, "index", None)
     summary = session.summary()
-    auditor.groups_ = None
     auditor.assessment_ = None
     auditor.baseline_errors_ = summary.baseline_errors
     auditor.baseline_error_ = summary.baseline_errors / summary.total_weight

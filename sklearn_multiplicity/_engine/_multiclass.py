@@ -14,12 +14,12 @@ import copy
 import math
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
 
 from .._core import TOLERANCE, MIPLogEntry, Status, error_ceiling
 from .._core._multiclass import MulticlassBoxMargin, gaps, in_class, predict
 from .._mip import _multiclass as formulations
 from ..backends import Backend, get_backend
+from ._multiclass_logistic import logistic_fits
 from ._multiclass_records import (
     MulticlassAmbiguity,
     MulticlassDiscrepancy,
@@ -31,8 +31,6 @@ from ._scheduling import Deadline
 
 #: Slack of the check that a solver's bound agrees with a verified model.
 BOUND_SLACK = 1e-6
-#: Regularisations of the logistic regressions of the first pass.
-LOGISTIC_C = (1.0, 100.0)
 
 
 class MulticlassCertifier:
@@ -95,6 +93,8 @@ class MulticlassCertifier:
         # ``_unflippable_at[u]``: the largest error ceiling at which pattern u
         # is proven unflippable (-inf: none).
         self._unflippable_at = np.full(problem.n_patterns, -np.inf)
+        # ``_flip_lower[u]``: proven fewest errors of a model changing u.
+        self._flip_lower = np.full(problem.n_patterns, -np.inf)
         self._first_pass(baseline_model)
 
     # -- verified models ---------------------------------------------------
@@ -128,37 +128,10 @@ class MulticlassCertifier:
             self._add(self.verify(W, b, f"constant {label}"))
         if baseline_model is not None:
             self._add(self.verify(*baseline_model, source="baseline"))
-        for W, b, source in self._logistic_fits():
+        for W, b, source in logistic_fits(self.problem, self.enc.X):
             fitted = self.hypothesis.fit_model(self.problem, W, b)
             if fitted is not None:
                 self._add(self.verify(*fitted, source=source))
-
-    def _logistic_fits(self):
-        """Multinomial and one-vs-rest logistic regressions on the weighted
-        patterns, as ``(W, b)`` with class 0's row subtracted; none when a
-        label has no weight (its score would have to lose everywhere)."""
-        problem, X = self.problem, self.enc.X
-        n, K = problem.counts.shape
-        if X.shape[1] == 0 or np.any(problem.counts.sum(axis=0) <= 0):
-            return []
-        rows, labels = np.nonzero(problem.counts > 0)
-        weights = problem.counts[rows, labels] / problem.weight_unit
-        fits = []
-        for C in LOGISTIC_C:
-            model = LogisticRegression(C=C, max_iter=1000)
-            model.fit(X[rows], labels, sample_weight=weights)
-            coef, intercept = model.coef_, model.intercept_
-            if K == 2:  # one row: the log-odds of label 1
-                coef = np.vstack([np.zeros_like(coef), coef])
-                intercept = np.concatenate([[0.0], intercept])
-            fits.append((coef, intercept, f"multinomial logistic (C={C:g})"))
-            coef, intercept = np.zeros((K, X.shape[1])), np.zeros(K)
-            for k in range(K):
-                binary = LogisticRegression(C=C, max_iter=1000)
-                binary.fit(X[rows], labels == k, sample_weight=weights)
-                coef[k], intercept[k] = binary.coef_[0], binary.intercept_[0]
-            fits.append((coef, intercept, f"one-vs-rest logistic (C={C:g})"))
-        return [(c[1:] - c[0], i[1:] - i[0], s) for c, i, s in fits]
 
     def within(self, budget):
         """The pooled models within ``budget`` extra errors."""
@@ -293,37 +266,67 @@ class MulticlassCertifier:
             self._decide_flips(order, ceiling, deadline, short)
         return self._ambiguity_at(ceiling)
 
-    def _decide_flips(self, order, ceiling, deadline, short):
+    def fewest_flip_errors(self, budget, deadline=None):
+        """Settle every pattern's fewest errors of a model changing its label,
+        up to ``budget`` extra errors: flip MIPs solved to optimality within
+        that ceiling, so that the ambiguity at every smaller budget follows
+        (a path). Heaviest patterns first; what a limit stops stays a bound.
+        """
+        deadline = deadline or Deadline(None)
+        ceiling = self.ceiling(budget)
+        if self._empty(ceiling):
+            self._unflippable_at[:] = np.maximum(self._unflippable_at, ceiling)
+        order = np.argsort(-self.problem.pattern_weight, kind="stable")
+        self._decide_flips(order, ceiling, deadline, short=False, optimal=True)
+
+    def _decide_flips(self, order, ceiling, deadline, short, optimal=False):
         """Flip MIPs for the open patterns of ``order`` (short: each within
-        an even share of the time left)."""
+        an even share of the time left; optimal: to the fewest errors, not
+        the first model)."""
         for u in order:
-            if self._witness(u, ceiling) is not None:
+            witness = self._witness(u, ceiling)
+            if witness is not None and (
+                not optimal or witness.errors <= self._flip_lower[u] + TOLERANCE
+            ):
                 continue
-            if self._unflippable_at[u] >= ceiling:  # proven before
-                continue
+            if self._unflippable_at[u] >= ceiling or self._flip_lower[u] > (
+                ceiling + BOUND_SLACK * max(1.0, ceiling)
+            ):
+                continue  # proven before
             cap = None
             if short:
                 left = deadline.remaining()
                 cap = max(K_CLASS_FIRST_ROUND_SECONDS, left / len(order))
+            hint = None if witness is None else (witness.W, witness.b)
             mip = formulations.flip(
-                self.enc, u, self.baseline_labels[u], max_errors=ceiling
+                self.enc,
+                u,
+                self.baseline_labels[u],
+                max_errors=ceiling,
+                hint=self.enc.hint_from(hint),
             )
-            solved = self.solve(mip, deadline, cap=cap, first_solution=True)
+            solved = self.solve(mip, deadline, cap=cap, first_solution=not optimal)
             if solved is None:
                 return
-            result, entry, model = solved
-            flipped = (
-                model is not None
-                and model.labels[u] != self.baseline_labels[u]
-                and model.errors <= ceiling + TOLERANCE
-            )
-            if result.status == Status.INFEASIBLE or result.bound > ceiling + (
-                BOUND_SLACK * max(1.0, ceiling)
-            ):
-                if flipped:
-                    entry.refute("a verified model flips the pattern")
-                else:
-                    self._unflippable_at[u] = max(self._unflippable_at[u], ceiling)
+            self._learn_flip(u, ceiling, *solved)
+
+    def _learn_flip(self, u, ceiling, result, entry, model):
+        """What a flip MIP of pattern ``u`` within ``ceiling`` proves: no
+        model changing it within the ceiling (infeasible, or a bound above
+        it), or none with fewer errors than its bound."""
+        witness = self._witness(u, ceiling)
+        slack = BOUND_SLACK * max(1.0, ceiling)
+        if result.status == Status.INFEASIBLE or result.bound > ceiling + slack:
+            if witness is not None:
+                entry.refute("a verified model flips the pattern")
+            else:
+                self._unflippable_at[u] = max(self._unflippable_at[u], ceiling)
+        elif math.isfinite(result.bound):
+            found = np.inf if witness is None else witness.errors
+            if result.bound > found + BOUND_SLACK * max(1.0, found):
+                entry.refute(f"bound {result.bound:g} above a verified flip")
+            else:
+                self._flip_lower[u] = max(self._flip_lower[u], result.bound)
 
     def _ambiguity_at(self, ceiling):
         """The ambiguity at ``ceiling`` errors as far as it is known."""
@@ -354,7 +357,8 @@ class MulticlassCertifier:
 
     def _proven_unflippable(self, ceiling):
         """Patterns proven to keep their label within ``ceiling`` errors."""
-        return self._unflippable_at >= ceiling
+        slack = BOUND_SLACK * max(1.0, ceiling)
+        return (self._unflippable_at >= ceiling) | (self._flip_lower > ceiling + slack)
 
     def flips(self, budget):
         """What is known of each pattern's label changes at ``budget`` extra
@@ -376,21 +380,29 @@ class MulticlassCertifier:
         witness = [pool[i] if i >= 0 else None for i in best]
         return witness, errors, (best < 0) & self._proven_unflippable(ceiling)
 
-    def known(self, budget):
+    def known(self, budget, weights=None, key="all"):
         """What is known at ``budget`` extra errors, without solving:
         patterns proven flippable and unflippable, and the most disagreement
-        (a weight) of a pooled model and its proven upper bound."""
+        (in ``weights``, default: the patterns' weights; ``key`` names them)
+        of a pooled model and its proven upper bound."""
         ceiling = self.ceiling(budget)
         flippable = self._flips(ceiling)[0] >= 0
         unflippable = ~flippable & self._proven_unflippable(ceiling)
-        best = self._most_disagreeing(ceiling)
-        most = 0.0 if best is None else self._disagreement(best)
-        # No model changes a pattern proven unchangeable.
-        upper = float(self.problem.pattern_weight[~unflippable].sum())
-        upper = min(upper, self._discrepancy_upper.get(ceiling, np.inf))
+        _, most, upper = self._discrepancy_band(ceiling, weights, key)
+        return flippable, unflippable, most, upper
+
+    def _discrepancy_band(self, ceiling, weights, key):
+        """The pooled model of most disagreement within ``ceiling`` (in
+        ``weights``), that disagreement and its proven upper bound."""
+        weights = self.problem.pattern_weight if weights is None else weights
+        best = self._most_disagreeing(ceiling, weights)
+        most = 0.0 if best is None else self._disagreement(best, weights)
+        # No model of the level set changes a pattern proven unchangeable.
+        upper = float(weights[~self._proven_unflippable(ceiling)].sum())
+        upper = min(upper, self._discrepancy_upper.get((key, ceiling), np.inf))
         if self._empty(ceiling):
             upper = 0.0
-        return flippable, unflippable, most, max(upper, most)
+        return best, most, max(upper, most)
 
     def most_disagreeing(self, budget):
         """The pooled model within ``budget`` extra errors that changes the
@@ -408,7 +420,7 @@ class MulticlassCertifier:
         ]
         return min(found, key=lambda m: m.errors, default=None)
 
-    def discrepancy(self, budget, deadline=None):
+    def discrepancy(self, budget, deadline=None, *, weights=None, key="all"):
         """Certified largest share of weight labelled differently from the
         baseline by a model within ``budget`` extra errors.
 
@@ -418,6 +430,12 @@ class MulticlassCertifier:
             Extra weighted errors over the baseline's.
         deadline : Deadline or None
             Time for the MIP (``None``: unlimited).
+        weights : ndarray of shape (n_patterns,) or None
+            The weight of disagreeing on each pattern (default: its training
+            weight; a group's weight for the group's discrepancy), whose
+            total is the share's denominator.
+        key : hashable, default="all"
+            The name of ``weights``, under which the proven bound is kept.
 
         Returns
         -------
@@ -425,51 +443,41 @@ class MulticlassCertifier:
         """
         deadline = deadline or Deadline(None)
         ceiling = self.ceiling(budget)
-        weight = self.problem.pattern_weight
-        total = self.problem.total_weight
-        # No model of the level set changes a pattern proven unflippable.
-        upper = float(weight[~self._proven_unflippable(ceiling)].sum())
-        upper = min(upper, self._discrepancy_upper.get(ceiling, np.inf))
-        if self._empty(ceiling):
-            upper = 0.0
-        best = self._most_disagreeing(ceiling)
-        if best is None and upper <= 0:
-            pass  # the level set is proven empty
-        elif best is None or self._disagreement(best) < upper - TOLERANCE:
+        weights = self.problem.pattern_weight if weights is None else weights
+        best, lower, upper = self._discrepancy_band(ceiling, weights, key)
+        if upper > lower + TOLERANCE:
             hint = None if best is None else self.enc.hint_from((best.W, best.b))
             mip = formulations.max_disagreement(
-                self.enc, self.baseline_labels, ceiling, hint=hint
+                self.enc, self.baseline_labels, ceiling, weights=weights, hint=hint
             )
             solved = self.solve(mip, deadline)
             if solved is not None:
                 result, entry, _ = solved
-                best = self._most_disagreeing(ceiling)
-                found = -np.inf if best is None else self._disagreement(best)
+                best, lower, _ = self._discrepancy_band(ceiling, weights, key)
                 if result.status == Status.INFEASIBLE:
                     if best is None:
                         upper = 0.0
                     else:
                         entry.refute("a verified model lies in the level set")
                 elif math.isfinite(result.bound):
-                    if result.bound < found - BOUND_SLACK * max(1.0, found):
+                    if result.bound < lower - BOUND_SLACK * max(1.0, lower):
                         entry.refute(f"bound {result.bound:g} below a verified model")
                     else:
                         upper = min(upper, result.bound)
-        lower = 0.0 if best is None else self._disagreement(best)
-        self._discrepancy_upper[ceiling] = max(upper, lower)
-        return MulticlassDiscrepancy(
-            float(lower / total), float(max(upper, lower) / total), best
-        )
+        upper = max(upper, lower)
+        self._discrepancy_upper[(key, ceiling)] = upper
+        total = float(weights.sum())
+        return MulticlassDiscrepancy(float(lower / total), float(upper / total), best)
 
     def _empty(self, ceiling):
         """Whether the certified minimum error proves the level set empty."""
         known = self._min_error
         return known is not None and known.lower > ceiling + TOLERANCE
 
-    def _disagreement(self, model):
-        differ = model.labels != self.baseline_labels
-        return float(self.problem.pattern_weight[differ].sum())
+    def _disagreement(self, model, weights=None):
+        weights = self.problem.pattern_weight if weights is None else weights
+        return float(weights[model.labels != self.baseline_labels].sum())
 
-    def _most_disagreeing(self, ceiling):
+    def _most_disagreeing(self, ceiling, weights=None):
         found = [m for m in self.pool if m.errors <= ceiling + TOLERANCE]
-        return max(found, key=self._disagreement, default=None)
+        return max(found, key=lambda m: self._disagreement(m, weights), default=None)

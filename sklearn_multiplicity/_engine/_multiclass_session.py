@@ -17,9 +17,17 @@ from .._core import TOLERANCE, Bounds
 from .._core._multiclass import MulticlassBoxMargin, MulticlassProblem
 from ._accounts import TimeAccounts
 from ._multiclass import MulticlassCertifier
+from ._multiclass_path import multiclass_path
 from ._multiclass_people import LabelProofs, label_sets
 from ._plans import PLANS, Schedule
-from ._records import Evidence, FoundModel, Reading, SessionSummary
+from ._records import (
+    Evidence,
+    FoundModel,
+    GroupReading,
+    GroupReadings,
+    Reading,
+    SessionSummary,
+)
 from ._scheduling import Deadline
 
 
@@ -45,6 +53,7 @@ class MulticlassSession:
         self.accounts = TimeAccounts()
         self.certifier = None
         self.label_proofs = LabelProofs()
+        self.groups = {}
 
     @classmethod
     def from_data(
@@ -94,6 +103,18 @@ class MulticlassSession:
             threads=self.threads,
             baseline_model=model,
         )
+
+    def watch_row_groups(self, groups, row_weight):
+        """Make the discrepancy of every group of training rows part of every
+        tolerance's audit (``groups``: the group of every training row;
+        ``row_weight``: the rows' weights)."""
+        inverse = self.problem.inverse
+        active = inverse >= 0
+        for label in np.unique(groups):
+            weights = np.zeros(self.problem.n_patterns)
+            rows = active & (groups == label)
+            np.add.at(weights, inverse[rows], row_weight[rows])
+            self.groups[label] = weights
 
     def canonical(self, coef, intercept):
         """A model on the user's features (``coef`` (K, d), ``intercept``
@@ -160,9 +181,14 @@ class MulticlassSession:
             with watching():
                 certifier = self.certifier
                 extra = budget - certifier.baseline_errors
-                plan = Schedule(PLANS["K-class audit"], deadline)
+                skip = () if self.groups else ("groups",)
+                plan = Schedule(PLANS["K-class audit"], deadline, skip=skip)
                 certifier.ambiguity(extra, plan.step("ambiguity"))
                 certifier.discrepancy(extra, plan.step("discrepancy"))
+                for label, weights in self.groups.items():
+                    certifier.discrepancy(
+                        extra, plan.step("groups"), weights=weights, key=label
+                    )
 
         self.accounts.spend(
             ("tolerance", budget),
@@ -173,8 +199,16 @@ class MulticlassSession:
         )
 
     def _settled(self, budget):
-        reading = self.reading(budget)
-        return reading.ambiguity.certified and reading.discrepancy.certified
+        readings = [self.reading(budget)]
+        if self.groups:
+            readings.extend(self.group_readings(budget).groups)
+        return all(r.ambiguity.certified and r.discrepancy.certified for r in readings)
+
+    def path(self, max_eps, step, n_discrepancy, limit, per_mip=None, *, progress=None):
+        """Both measures at every tolerance up to ``max_eps`` (a list of
+        :class:`PathStep`; see :func:`~._multiclass_path.multiclass_path`).
+        ``progress`` is accepted for the binary session's signature."""
+        return multiclass_path(self, max_eps, step, n_discrepancy, limit, per_mip)
 
     def grant(self, budget, seconds, limit):
         """Let the audit of ``budget`` spend ``seconds`` more."""
@@ -246,6 +280,37 @@ class MulticlassSession:
             Bounds(float(most / total), float(most_upper / total)),
             self.found_model(certifier.most_disagreeing(extra)),
         )
+
+    def group_readings(self, budget):
+        """Both measures overall and per watched group at ``budget`` (a
+        :class:`GroupReadings`, no solver time): a group's ambiguity is the
+        share of its weight on patterns proven changeable (and not proven
+        unchangeable), its discrepancy the most of its weight one model of
+        the level set changes."""
+        reading = self.reading(budget)
+        overall = GroupReading(
+            None, self.problem.total_weight, reading.ambiguity, reading.discrepancy
+        )
+        certifier = self.certifier
+        extra = budget - certifier.baseline_errors
+        groups = []
+        for label, weights in self.groups.items():
+            flippable, unflippable, most, upper = certifier.known(
+                extra, weights, key=label
+            )
+            total = float(weights.sum())
+            groups.append(
+                GroupReading(
+                    label,
+                    total,
+                    Bounds(
+                        float(weights[flippable].sum() / total),
+                        float(weights[~unflippable].sum() / total),
+                    ),
+                    Bounds(float(most / total), float(upper / total)),
+                )
+            )
+        return GroupReadings(overall, groups)
 
     def people(self, budget):
         """Every training row's standing at ``budget``, as far as its audit
@@ -344,13 +409,10 @@ class MulticlassSession:
             return []
         return [entry.as_dict() for entry in self.certifier.log]
 
-    # -- not yet for K labels ----------------------------------------------------
-    def _two_labels_only(self, *args, **kwargs):
+    # -- not for K labels -----------------------------------------------------------
+    def weight_ranges(self, *args, **kwargs):
+        """Not available for K labels (``coefficient_ranges``)."""
         raise NotImplementedError(
-            "This reading is available for two labels; a K-class audit gives "
-            "ambiguity, discrepancy, their bounds, refine, error_budget and "
-            "min_error_bounds_."
+            "coefficient_ranges is available for two labels; a K-class audit "
+            "gives every other reading of the auditor."
         )
-
-    group_readings = _two_labels_only
-    weight_ranges = path = _two_labels_only

@@ -255,13 +255,23 @@ K_CLASS_FIRST_ROUND_SECONDS = 1.0
 
 #: The audit of one tolerance of a K-class baseline.
 K_CLASS_AUDIT = (
-    Step("ambiguity", 0.6, "flips (witnesses), unflippable patterns (proofs)"),
-    Step("discrepancy", 0.4, "disagreeing models, bounds on the most disagreement"),
+    Step("ambiguity", 0.5, "flips (witnesses), unflippable patterns (proofs)"),
+    Step("discrepancy", 0.35, "disagreeing models, bounds on the most disagreement"),
+    Step("groups", 0.15, "each group's disagreeing models and bounds", "groups"),
+)
+
+#: A path of tolerances of a K-class baseline: the flip MIPs once, to
+#: optimality within the largest budget, then one disagreement MIP per
+#: tolerance.
+K_CLASS_PATH = (
+    Step("ambiguity", 0.5, "every pattern's fewest flip errors (witnesses, bounds)"),
+    Step("discrepancy", 0.5, "disagreeing models and bounds at each tolerance"),
 )
 
 PLANS = {
     "tolerance audit": TOLERANCE_AUDIT,
     "K-class audit": K_CLASS_AUDIT,
+    "K-class path": K_CLASS_PATH,
     "per-class path": PER_CLASS_PATH,
     "command-line audit": COMMAND_LINE_AUDIT,
     "command-line audit, unlimited": COMMAND_LINE_AUDIT_UNLIMITED,

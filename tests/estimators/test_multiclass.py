@@ -117,9 +117,9 @@ def test_k_class_bad_input_gets_one_clear_error():
     with pytest.raises(ValueError, match="one tolerance"):
         auditor.ambiguity({0: 0.1, 1: 0.1, 2: 0.1})
     with pytest.raises(NotImplementedError, match="two labels"):
-        auditor.coefficient_ranges(0.1)
-    with pytest.raises(ValueError, match="groups"):
-        MultiplicityAuditor(LogisticRegression()).fit(X, y, groups=y)
+        auditor.coefficient_ranges(0.1)  # two labels only
+    with pytest.raises(ValueError, match="one group per row"):
+        MultiplicityAuditor(LogisticRegression()).fit(X, y, groups=y[:-1])
     with pytest.raises(ValueError, match="two labels"):
         ZeroOneLinearClassifier(weights="integer").fit(X, y)
 

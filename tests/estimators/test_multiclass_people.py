@@ -138,3 +138,69 @@ def test_a_limit_leaves_labels_in_the_set_with_a_warning():
     for i, x in enumerate(GRID):
         want = truth.label_set(baseline, 4.0, x) | {int(own[i])}
         assert want <= set(np.flatnonzero(sets[i]).tolist())
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_k_class_groups_equal_enumeration(seed):
+    X, y, truth, _ = audited(seed)
+    groups = np.where(np.arange(len(y)) % 3 == 0, "a", "b")
+    auditor = MultiplicityAuditor(LogisticRegression(), time_limit=20)
+    auditor.fit(X, y, groups=groups)
+    baseline = _pattern_baseline(auditor, X, truth)
+    for eps in EPSILONS:
+        budget = _budget(truth, eps)
+        S = truth.level_set(baseline, budget)
+        frame = auditor.by_group(eps)
+        table = frame.by_group
+        for label in ("a", "b"):
+            weight = np.bincount(
+                truth.inverse[groups == label], minlength=len(truth.points)
+            ).astype(float)
+            ambiguity = weight[(S != baseline).any(axis=0)].sum() / weight.sum()
+            discrepancy = ((S != baseline) @ weight).max(initial=0) / weight.sum()
+            row = table.loc[label]
+            assert row["ambiguity_lower"] == pytest.approx(ambiguity)
+            assert row["ambiguity_upper"] == pytest.approx(ambiguity)
+            assert row["discrepancy_lower"] == pytest.approx(discrepancy)
+            assert row["discrepancy_upper"] == pytest.approx(discrepancy)
+            assert row["n"] == weight.sum()
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_k_class_path_equals_enumeration(seed):
+    X, y, truth, _ = audited(seed)
+    auditor = MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(X, y)
+    baseline = _pattern_baseline(auditor, X, truth)
+    path = auditor.path(0.25)
+    np.testing.assert_array_equal(path["extra_errors"], np.arange(5.0))
+    assert path["certified"].all()
+    for _, step in path.iterrows():
+        budget = step["extra_errors"]
+        assert step["ambiguity"] == pytest.approx(truth.ambiguity(baseline, budget))
+        assert step["discrepancy"] == pytest.approx(truth.discrepancy(baseline, budget))
+    # Asked again, the path reads what it certified.
+    solved = len(auditor.mip_log_)
+    auditor.path(0.25)
+    auditor.ambiguity_bounds(0.125)
+    assert len(auditor.mip_log_) == solved
+
+
+def test_k_class_path_under_a_limit_gives_honest_monotone_bands():
+    from faulty_backends import NoSolutionBackend
+
+    X, y, truth, _ = audited(1)
+    auditor = MultiplicityAuditor(
+        LogisticRegression(), solver=NoSolutionBackend(), time_limit=1
+    ).fit(X, y)
+    baseline = _pattern_baseline(auditor, X, truth)
+    path = auditor.path(0.25, n_discrepancy=2)
+    for column in ("ambiguity_lower", "discrepancy_lower"):
+        assert np.all(np.diff(path[column]) >= 0)
+    for _, step in path.iterrows():
+        budget = step["extra_errors"]
+        truths = (
+            truth.ambiguity(baseline, budget),
+            truth.discrepancy(baseline, budget),
+        )
+        for name, value in zip(("ambiguity", "discrepancy"), truths, strict=True):
+            assert step[f"{name}_lower"] - 1e-9 <= value <= step[f"{name}_upper"] + 1e-9
