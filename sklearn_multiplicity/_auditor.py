@@ -318,7 +318,7 @@ class MultiplicityAuditor(
 
     @documented(requests.ERROR_BUDGET)
     def error_budget(self, eps=None):
-        return requests.budget_value(self._request(eps)[1])
+        return requests.budget_value(self._request(eps)[1], self.classes_)
 
     @documented(requests.COEFFICIENT_RANGES)
     def coefficient_ranges(self, eps=None):

@@ -52,7 +52,9 @@ ERROR_BUDGET = """Largest weighted training error of a model of the ``eps``-leve
         ``err(h0) + eps * W``, the allowance rounded down to a whole
         number with integral weights. Per class, a dict with the largest
         weighted ``false_positives`` (``FP(h0) + eps_neg * W_neg``) and
-        ``false_negatives`` (``FN(h0) + eps_pos * W_pos``).
+        ``false_negatives`` (``FN(h0) + eps_pos * W_pos``); with more than
+        two labels, a dict of the largest weighted error on each label's
+        rows (``err_k(h0) + eps_k * W_k``), by label.
     """
 
 COEFFICIENT_RANGES = """Least and largest weight of every feature over the level set.
@@ -115,10 +117,14 @@ def seconds_to_grant(seconds, total_time_limit):
     return total_time_limit if seconds is None else seconds
 
 
-def budget_value(budget):
-    """What :meth:`MultiplicityAuditor.error_budget` returns of a budget."""
+def budget_value(budget, classes):
+    """What :meth:`MultiplicityAuditor.error_budget` returns of a budget
+    (``classes``: the auditor's ``classes_``)."""
     if isinstance(budget, float):
         return budget
+    if hasattr(budget, "ceilings"):  # per label, more than two labels
+        labels = [c.item() if hasattr(c, "item") else c for c in classes]
+        return dict(zip(labels, budget.ceilings, strict=True))
     return {
         "false_positives": budget.false_positives,
         "false_negatives": budget.false_negatives,

@@ -145,9 +145,27 @@ class MulticlassTruth:
         return float(self.total - self.counts[np.arange(len(labels)), labels].sum())
 
     def level_set(self, baseline, budget):
-        """Labellings within ``budget`` extra errors of ``baseline``'s."""
+        """Labellings within ``budget`` extra errors of ``baseline``'s, or,
+        with one budget per label, within each label's extra errors."""
+        if np.ndim(budget):
+            ceilings = self.label_errors(baseline) + np.asarray(budget)
+            return self.L[(self.label_errors(self.L) <= ceilings + 1e-9).all(axis=1)]
         ceiling = self.errors_of(baseline) + budget
         return self.L[self.errors <= ceiling + 1e-9]
+
+    def label_errors(self, labels):
+        """Errors on each true label of labellings ``labels`` (1-D or 2-D)."""
+        labels = np.asarray(labels)
+        right = np.stack(
+            [
+                (self.counts[np.arange(labels.shape[-1]), labels] * (labels == k)).sum(
+                    -1
+                )
+                for k in range(self.n_classes)
+            ],
+            axis=-1,
+        )
+        return self.counts.sum(axis=0) - right
 
     def flippable(self, baseline, budget):
         return (self.level_set(baseline, budget) != baseline).any(axis=0)

@@ -43,6 +43,55 @@ from ._problem import PatternProblem, weight_unit
 MAX_CLASSES = 20
 
 
+@dataclass(frozen=True)
+class LabelCeilings:
+    """The level set of per-label tolerances: the largest weighted error a
+    model may make on each true label (its rows of that label), one per
+    label in the order of the problem's classes.
+
+    A bound that holds within larger ceilings on every label holds within
+    these (:meth:`within`); every model within them makes at most
+    :attr:`total` errors.
+    """
+
+    ceilings: tuple
+
+    @property
+    def total(self):
+        return float(sum(self.ceilings))
+
+    def admits(self, label_errors):
+        """Whether errors ``(K,)`` per label lie within the ceilings."""
+        return bool(
+            np.all(np.asarray(label_errors) <= np.array(self.ceilings) + TOLERANCE)
+        )
+
+    def within(self, other):
+        """Whether every ceiling is at most ``other``'s (a ``LabelCeilings``)."""
+        return all(
+            mine <= theirs + TOLERANCE
+            for mine, theirs in zip(self.ceilings, other.ceilings, strict=True)
+        )
+
+
+def admits(model, ceiling):
+    """Whether a verified model lies within ``ceiling``: a weighted error
+    (float) or per-label ceilings (:class:`LabelCeilings`)."""
+    if isinstance(ceiling, LabelCeilings):
+        return ceiling.admits(model.label_errors)
+    return model.errors <= ceiling + TOLERANCE
+
+
+def covers(proven, ceiling):
+    """Whether a proof within ``proven`` holds within ``ceiling``: every model
+    within ``ceiling`` lies within ``proven``."""
+    if isinstance(ceiling, LabelCeilings):
+        if isinstance(proven, LabelCeilings):
+            return ceiling.within(proven)
+        return ceiling.total <= proven + TOLERANCE
+    return not isinstance(proven, LabelCeilings) and ceiling <= proven + TOLERANCE
+
+
 @dataclass
 class MulticlassProblem:
     """Training data with ``K`` labels, compressed to patterns.
@@ -179,6 +228,16 @@ class MulticlassProblem:
         labels = np.asarray(labels, dtype=np.int64)
         kept = self.counts[np.arange(self.n_patterns), labels]
         return self.total_weight - kept.sum(axis=-1)
+
+    def label_errors(self, labels):
+        """Weighted training errors on each true label of pattern labels:
+        ``(K,)``, or ``(m, K)`` for ``m`` rows of labels."""
+        labels = np.asarray(labels, dtype=np.int64)
+        kept = self.counts[np.arange(self.n_patterns), labels]  # (..., n)
+        right = np.zeros((*labels.shape[:-1], self.n_classes))
+        for k in range(self.n_classes):
+            right[..., k] = (kept * (labels == k)).sum(axis=-1)
+        return self.counts.sum(axis=0) - right
 
     def label_indices(self, y):
         """Indices into :attr:`classes` of the labels ``y``."""

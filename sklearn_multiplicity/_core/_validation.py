@@ -79,18 +79,26 @@ def check_epsilon(eps, name="eps"):
 
 
 class PerClassEpsilon(tuple):
-    """Tolerances ``(eps_neg, eps_pos)`` on the false positive and false
-    negative rates, with the class labels they were given for."""
+    """Tolerances, one per class label on that label's error rate, with the
+    labels they were given for: ``PerClassEpsilon(eps_1, ..., eps_K,
+    labels)``. For two labels, ``(eps_neg, eps_pos)`` on the false positive
+    and false negative rates."""
 
-    def __new__(cls, eps_neg, eps_pos, labels):
-        self = super().__new__(cls, (float(eps_neg), float(eps_pos)))
+    def __new__(cls, *args):
+        *values, labels = args
+        self = super().__new__(cls, tuple(float(v) for v in values))
         self.labels = tuple(labels)
+        if len(self.labels) != len(self):
+            raise ValueError("one tolerance per class label")
         return self
+
+    def __getnewargs__(self):
+        return (*self, self.labels)
 
     def __format__(self, spec):
         spec = spec or "g"
-        neg, pos = self.labels
-        return f"{{{neg!r}: {self[0]:{spec}}, {pos!r}: {self[1]:{spec}}}}"
+        pairs = (f"{c!r}: {e:{spec}}" for c, e in zip(self.labels, self, strict=True))
+        return "{" + ", ".join(pairs) + "}"
 
     def __str__(self):
         return format(self)
@@ -133,11 +141,6 @@ def check_tolerance(eps, classes, name="eps"):
         return eps
     if not isinstance(eps, dict):
         return check_epsilon(eps, name)
-    if len(classes) > 2:
-        raise ValueError(
-            f"Per-class tolerances ({name}) are available for two labels; give "
-            "the K-class audit one tolerance in [0, 1]."
-        )
     labels = [c.item() if hasattr(c, "item") else c for c in classes]
     unknown = [key for key in eps if not any(key == c for c in labels)]
     if unknown:

@@ -16,7 +16,15 @@ import math
 import numpy as np
 
 from .._core import TOLERANCE, MIPLogEntry, Status, error_ceiling
-from .._core._multiclass import MulticlassBoxMargin, gaps, in_class, predict
+from .._core._multiclass import (
+    LabelCeilings,
+    MulticlassBoxMargin,
+    admits,
+    covers,
+    gaps,
+    in_class,
+    predict,
+)
 from .._mip import _multiclass as formulations
 from ..backends import Backend, get_backend
 from ._multiclass_logistic import logistic_fits
@@ -95,6 +103,8 @@ class MulticlassCertifier:
         self._unflippable_at = np.full(problem.n_patterns, -np.inf)
         # ``_flip_lower[u]``: proven fewest errors of a model changing u.
         self._flip_lower = np.full(problem.n_patterns, -np.inf)
+        # Per-label ceilings and the patterns proven unflippable within them.
+        self._unflippable_within = {}
         self._first_pass(baseline_model)
 
     # -- verified models ---------------------------------------------------
@@ -114,7 +124,9 @@ class MulticlassCertifier:
         if gaps(W, b, self.enc.X).min(initial=np.inf) <= 0:
             return None
         labels = predict(W, b, self.enc.X)
-        return MulticlassModel(W, b, labels, float(self.problem.errors(labels)), source)
+        errors = float(self.problem.errors(labels))
+        label_errors = self.problem.label_errors(labels)
+        return MulticlassModel(W, b, labels, errors, source, label_errors)
 
     def _add(self, model):
         if model is not None:
@@ -136,10 +148,19 @@ class MulticlassCertifier:
     def within(self, budget):
         """The pooled models within ``budget`` extra errors."""
         ceiling = self.ceiling(budget)
-        return [m for m in self.pool if m.errors <= ceiling + TOLERANCE]
+        return [m for m in self.pool if admits(m, ceiling)]
 
     def ceiling(self, budget):
-        """The largest weighted error of the level set at ``budget``."""
+        """The largest weighted error of the level set at ``budget`` (extra
+        errors), or per label (``budget`` a :class:`LabelCeilings`)."""
+        problem = self.problem
+        if isinstance(budget, LabelCeilings):
+            return LabelCeilings(
+                tuple(
+                    error_ceiling(c, problem.total_weight, problem.weights_are_integral)
+                    for c in budget.ceilings
+                )
+            )
         if budget < 0:
             raise ValueError(f"budget must be non-negative, got {budget!r}")
         problem = self.problem
@@ -258,7 +279,7 @@ class MulticlassCertifier:
         ceiling = self.ceiling(budget)
         weight = self.problem.pattern_weight
         if self._empty(ceiling):
-            self._unflippable_at[:] = np.maximum(self._unflippable_at, ceiling)
+            self._record_unflippable(slice(None), ceiling)
         # A first round of short MIPs that stop at their first solution
         # decides the easy patterns; a second gives the rest all time left.
         order = np.argsort(-weight, kind="stable")
@@ -275,7 +296,7 @@ class MulticlassCertifier:
         deadline = deadline or Deadline(None)
         ceiling = self.ceiling(budget)
         if self._empty(ceiling):
-            self._unflippable_at[:] = np.maximum(self._unflippable_at, ceiling)
+            self._record_unflippable(slice(None), ceiling)
         order = np.argsort(-self.problem.pattern_weight, kind="stable")
         self._decide_flips(order, ceiling, deadline, short=False, optimal=True)
 
@@ -283,15 +304,14 @@ class MulticlassCertifier:
         """Flip MIPs for the open patterns of ``order`` (short: each within
         an even share of the time left; optimal: to the fewest errors, not
         the first model)."""
+        proven = self._proven_unflippable(ceiling)
         for u in order:
             witness = self._witness(u, ceiling)
             if witness is not None and (
                 not optimal or witness.errors <= self._flip_lower[u] + TOLERANCE
             ):
                 continue
-            if self._unflippable_at[u] >= ceiling or self._flip_lower[u] > (
-                ceiling + BOUND_SLACK * max(1.0, ceiling)
-            ):
+            if proven[u]:
                 continue  # proven before
             cap = None
             if short:
@@ -315,13 +335,16 @@ class MulticlassCertifier:
         model changing it within the ceiling (infeasible, or a bound above
         it), or none with fewer errors than its bound."""
         witness = self._witness(u, ceiling)
-        slack = BOUND_SLACK * max(1.0, ceiling)
-        if result.status == Status.INFEASIBLE or result.bound > ceiling + slack:
+        size = _size(ceiling)
+        slack = BOUND_SLACK * max(1.0, size)
+        if result.status == Status.INFEASIBLE or result.bound > size + slack:
             if witness is not None:
                 entry.refute("a verified model flips the pattern")
             else:
-                self._unflippable_at[u] = max(self._unflippable_at[u], ceiling)
-        elif math.isfinite(result.bound):
+                self._record_unflippable([u], ceiling)
+        elif math.isfinite(result.bound) and not isinstance(ceiling, LabelCeilings):
+            # Within per-label ceilings the bound says nothing of models
+            # outside them, which may flip with fewer errors.
             found = np.inf if witness is None else witness.errors
             if result.bound > found + BOUND_SLACK * max(1.0, found):
                 entry.refute(f"bound {result.bound:g} above a verified flip")
@@ -349,16 +372,34 @@ class MulticlassCertifier:
         n = self.problem.n_patterns
         best, errors = np.full(n, -1), np.full(n, np.inf)
         for index, model in enumerate(list(self.pool)):
-            if model.errors > ceiling + TOLERANCE:
+            if not admits(model, ceiling):
                 continue
             better = (model.labels != self.baseline_labels) & (model.errors < errors)
             best[better], errors[better] = index, model.errors
         return best, errors
 
     def _proven_unflippable(self, ceiling):
-        """Patterns proven to keep their label within ``ceiling`` errors."""
-        slack = BOUND_SLACK * max(1.0, ceiling)
-        return (self._unflippable_at >= ceiling) | (self._flip_lower > ceiling + slack)
+        """Patterns proven to keep their label within ``ceiling``."""
+        size = _size(ceiling)
+        slack = BOUND_SLACK * max(1.0, size)
+        # Scalar proofs within at least the total cover per-label ceilings.
+        proven = self._unflippable_at >= size - TOLERANCE
+        proven |= self._flip_lower > size + slack
+        for within, patterns in self._unflippable_within.items():
+            if covers(within, ceiling):
+                proven |= patterns
+        return proven
+
+    def _record_unflippable(self, patterns, ceiling):
+        """Record that ``patterns`` keep their label within ``ceiling``."""
+        if isinstance(ceiling, LabelCeilings):
+            n = self.problem.n_patterns
+            known = self._unflippable_within.setdefault(ceiling, np.zeros(n, bool))
+            known[patterns] = True
+        else:
+            self._unflippable_at[patterns] = np.maximum(
+                self._unflippable_at[patterns], ceiling
+            )
 
     def flips(self, budget):
         """What is known of each pattern's label changes at ``budget`` extra
@@ -415,8 +456,7 @@ class MulticlassCertifier:
         found = [
             m
             for m in self.pool
-            if m.labels[pattern] != self.baseline_labels[pattern]
-            and m.errors <= ceiling + TOLERANCE
+            if m.labels[pattern] != self.baseline_labels[pattern] and admits(m, ceiling)
         ]
         return min(found, key=lambda m: m.errors, default=None)
 
@@ -472,12 +512,17 @@ class MulticlassCertifier:
     def _empty(self, ceiling):
         """Whether the certified minimum error proves the level set empty."""
         known = self._min_error
-        return known is not None and known.lower > ceiling + TOLERANCE
+        return known is not None and known.lower > _size(ceiling) + TOLERANCE
 
     def _disagreement(self, model, weights=None):
         weights = self.problem.pattern_weight if weights is None else weights
         return float(weights[model.labels != self.baseline_labels].sum())
 
     def _most_disagreeing(self, ceiling, weights=None):
-        found = [m for m in self.pool if m.errors <= ceiling + TOLERANCE]
+        found = [m for m in self.pool if admits(m, ceiling)]
         return max(found, key=lambda m: self._disagreement(m, weights), default=None)
+
+
+def _size(ceiling):
+    """The largest total error within ``ceiling``."""
+    return ceiling.total if isinstance(ceiling, LabelCeilings) else ceiling

@@ -41,6 +41,11 @@ def multiclass_path(session, max_eps, step, n_discrepancy, limit, per_mip=None):
     -------
     list of PathStep
     """
+    if isinstance(max_eps, tuple):
+        raise ValueError(
+            "Paths of per-class tolerances are available for two labels; give "
+            "the K-class path one largest tolerance."
+        )
     certifier, problem = session.certifier, session.problem
     level_set = LevelSet(
         certifier.baseline_errors, problem.total_weight, problem.weights_are_integral

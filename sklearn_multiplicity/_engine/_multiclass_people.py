@@ -19,7 +19,8 @@ in the MIPs (the level set holds no model that changes them).
 
 import numpy as np
 
-from .._core import TOLERANCE, Status
+from .._core import Status
+from .._core._multiclass import LabelCeilings, admits, covers
 from .._mip import _multiclass as formulations
 
 #: A score within this of the leader's counts as a tie: a solver's solution
@@ -30,10 +31,11 @@ SCORE_TOLERANCE = 1e-9
 class LabelProofs:
     """Proofs that a label is out of reach of a level set, by person.
 
-    ``proven[(key, label)]`` is the largest error ceiling within which no
-    model gives the person ``key`` (a training pattern's index, or a new
-    person's canonical row as bytes) the label; a proof within a ceiling
-    holds within every smaller one.
+    ``proven[(key, label)]`` lists the error ceilings (a weight, or
+    per-label :class:`LabelCeilings`) within which no model gives the person
+    ``key`` (a training pattern's index, or a new person's canonical row as
+    bytes) the label; a proof within a ceiling holds within every ceiling it
+    covers (:func:`~.._core._multiclass.covers`).
     """
 
     def __init__(self):
@@ -41,12 +43,13 @@ class LabelProofs:
 
     def out_of_reach(self, key, label, ceiling):
         """Whether a proof covers ``label`` for ``key`` within ``ceiling``."""
-        return self.proven.get((key, int(label)), -np.inf) >= ceiling - TOLERANCE
+        return any(
+            covers(proven, ceiling) for proven in self.proven.get((key, int(label)), ())
+        )
 
     def prove(self, key, label, ceiling):
         """Record that no model within ``ceiling`` gives ``key`` ``label``."""
-        entry = (key, int(label))
-        self.proven[entry] = max(self.proven.get(entry, -np.inf), ceiling)
+        self.proven.setdefault((key, int(label)), []).append(ceiling)
 
 
 def leaders(model, canonical):
@@ -120,12 +123,13 @@ def label_sets(certifier, proofs, canonical, baseline, budget, deadline, *, any_
                 open_[i, label] = True
                 continue
             result, _, model = solved
-            if model is not None and model.errors <= ceiling + TOLERANCE:
+            if model is not None and admits(model, ceiling):
                 reachable |= _given(model, canonical, pattern)
             if reachable[i, label]:
                 continue
-            if result.status == Status.INFEASIBLE or result.bound > ceiling + (
-                1e-6 * max(1.0, ceiling)
+            size = ceiling.total if isinstance(ceiling, LabelCeilings) else ceiling
+            if result.status == Status.INFEASIBLE or result.bound > size + (
+                1e-6 * max(1.0, size)
             ):
                 proofs.prove(key, label, ceiling)
             else:

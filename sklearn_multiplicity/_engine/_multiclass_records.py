@@ -22,6 +22,8 @@ class MulticlassModel:
         Weighted training errors of ``labels``.
     source : str
         Which MIP or heuristic produced it.
+    label_errors : ndarray of shape (n_classes,)
+        Weighted training errors on each true label.
     """
 
     W: np.ndarray
@@ -29,6 +31,7 @@ class MulticlassModel:
     labels: np.ndarray
     errors: float
     source: str = ""
+    label_errors: np.ndarray = None
 
 
 @dataclass

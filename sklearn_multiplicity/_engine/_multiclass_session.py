@@ -14,7 +14,7 @@ import contextlib
 import numpy as np
 
 from .._core import TOLERANCE, Bounds
-from .._core._multiclass import MulticlassBoxMargin, MulticlassProblem
+from .._core._multiclass import LabelCeilings, MulticlassBoxMargin, MulticlassProblem
 from ._accounts import TimeAccounts
 from ._multiclass import MulticlassCertifier
 from ._multiclass_path import multiclass_path
@@ -164,12 +164,29 @@ class MulticlassSession:
 
     # -- requests (they spend time) ----------------------------------------------
     def budget(self, eps):
-        """Largest weighted error of a model of the ``eps``-level set."""
+        """Largest weighted error of a model of the ``eps``-level set; for
+        per-class tolerances (a ``PerClassEpsilon``, one per label), the
+        largest on each true label, as :class:`LabelCeilings`:
+        ``errors_k(h0) + eps_k * W_k``, each allowance rounded down to a
+        whole number with integral weights."""
         problem = self.problem
+        if isinstance(eps, tuple):
+            baseline = problem.label_errors(self.certifier.baseline_labels)
+            extra = np.asarray(eps, dtype=float) * problem.counts.sum(axis=0)
+            if problem.weights_are_integral:
+                extra = np.floor(extra + TOLERANCE)
+            return LabelCeilings(tuple(float(c) for c in baseline + extra))
         extra = eps * problem.total_weight
         if problem.weights_are_integral:
             extra = float(np.floor(extra + TOLERANCE))
         return self.certifier.baseline_errors + extra
+
+    def _extra(self, budget):
+        """What the certifier takes of a budget: the extra errors over the
+        baseline's, or the per-label ceilings as they are."""
+        if isinstance(budget, LabelCeilings):
+            return budget
+        return budget - self.certifier.baseline_errors
 
     def audit(self, budget, limit, per_mip=None, *, watching=contextlib.nullcontext):
         """Run, or continue, the audit of ``budget`` within what its account
@@ -180,7 +197,7 @@ class MulticlassSession:
                 return
             with watching():
                 certifier = self.certifier
-                extra = budget - certifier.baseline_errors
+                extra = self._extra(budget)
                 skip = () if self.groups else ("groups",)
                 plan = Schedule(PLANS["K-class audit"], deadline, skip=skip)
                 certifier.ambiguity(extra, plan.step("ambiguity"))
@@ -241,7 +258,7 @@ class MulticlassSession:
             canonical, axis=0, return_index=True, return_inverse=True
         )
         inverse = inverse.ravel()
-        extra = budget - self.certifier.baseline_errors
+        extra = self._extra(budget)
         reachable, open_ = label_sets(
             self.certifier,
             self.label_proofs,
@@ -269,7 +286,7 @@ class MulticlassSession:
         :class:`Reading`, no solver time): every verified model and proof,
         whichever request found it."""
         certifier, problem = self.certifier, self.problem
-        extra = budget - certifier.baseline_errors
+        extra = self._extra(budget)
         flippable, unflippable, most, most_upper = certifier.known(extra)
         weight, total = problem.pattern_weight, problem.total_weight
         return Reading(
@@ -292,7 +309,7 @@ class MulticlassSession:
             None, self.problem.total_weight, reading.ambiguity, reading.discrepancy
         )
         certifier = self.certifier
-        extra = budget - certifier.baseline_errors
+        extra = self._extra(budget)
         groups = []
         for label, weights in self.groups.items():
             flippable, unflippable, most, upper = certifier.known(
@@ -329,7 +346,7 @@ class MulticlassSession:
             unambiguous (a limit stopped its audit).
         """
         certifier, problem = self.certifier, self.problem
-        extra = budget - certifier.baseline_errors
+        extra = self._extra(budget)
         flippable, unflippable, _, _ = certifier.known(extra)
         found = np.zeros((problem.n_patterns, problem.n_classes), dtype=bool)
         found[np.arange(problem.n_patterns), certifier.baseline_labels] = True
@@ -357,7 +374,7 @@ class MulticlassSession:
         contestable nor undecided.
         """
         certifier = self.certifier
-        extra = budget - certifier.baseline_errors
+        extra = self._extra(budget)
         witness, errors, unflippable = certifier.flips(extra)
         contestable = np.array([model is not None for model in witness])
         errors = np.where(np.isfinite(errors), errors, np.nan)
@@ -375,7 +392,7 @@ class MulticlassSession:
         pattern = int(self.problem.inverse[int(row)])
         if pattern < 0:
             return None
-        extra = budget - self.certifier.baseline_errors
+        extra = self._extra(budget)
         witness, _, _ = self.certifier.flips(extra)
         return self.found_model(witness[pattern])
 
@@ -393,7 +410,7 @@ class MulticlassSession:
         """What the audit of ``budget`` knows now (a running audit's
         progress): the total weight, the weight of people proven flippable
         and proven unflippable, and the most disagreement found."""
-        extra = budget - self.certifier.baseline_errors
+        extra = self._extra(budget)
         flippable, unflippable, disagreement, _ = self.certifier.known(extra)
         weight = self.problem.pattern_weight
         return {

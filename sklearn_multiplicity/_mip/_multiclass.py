@@ -37,7 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._core import TOLERANCE, error_ceiling, weight_unit
-from .._core._multiclass import predict
+from .._core._multiclass import LabelCeilings, predict
 from ._program import MIP
 
 
@@ -108,9 +108,25 @@ class MulticlassEncoding:
         return float(math.floor(ceiling + TOLERANCE)) if integral else ceiling
 
     def error_row(self, max_errors):
-        """``errors <= max_errors`` as ``(A, lower, upper)``."""
+        """``errors <= max_errors`` as ``(A, lower, upper)``; per label (one
+        row each) when ``max_errors`` is a :class:`LabelCeilings`."""
+        if isinstance(max_errors, LabelCeilings):
+            return self.label_error_rows(max_errors)
         row = sp.csr_matrix(self.error_objective().reshape(1, -1))
         return row, np.array([-np.inf]), np.array([self.errors_in_units(max_errors)])
+
+    def label_error_rows(self, ceilings):
+        """Errors on each true label within its ceiling: labelling pattern
+        ``u`` ``l`` costs label ``k != l`` its weight ``counts[u, k]``."""
+        K, n = self.n_classes, self.n_patterns
+        cost = self.problem.counts / self.unit  # (n, K): by true label
+        rows = np.zeros((K, self.n_vars))
+        for k in range(K):
+            for label in range(K):
+                if label != k:
+                    rows[k, self.z_index(np.arange(n), label)] = cost[:, k]
+        upper = np.array([self.errors_in_units(c) for c in ceilings.ceilings])
+        return sp.csr_matrix(rows), np.full(K, -np.inf), upper
 
     # -- solutions -------------------------------------------------------------
     def decode(self, x):

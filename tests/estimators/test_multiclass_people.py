@@ -204,3 +204,38 @@ def test_k_class_path_under_a_limit_gives_honest_monotone_bands():
         )
         for name, value in zip(("ambiguity", "discrepancy"), truths, strict=True):
             assert step[f"{name}_lower"] - 1e-9 <= value <= step[f"{name}_upper"] + 1e-9
+
+
+@pytest.mark.parametrize("seed", [0, 1, 3])
+def test_per_label_tolerances_equal_enumeration(seed):
+    X, y, truth, auditor = audited(seed)
+    baseline = _pattern_baseline(auditor, X, truth)
+    label_weight = truth.counts.sum(axis=0)
+    for rates in ([0.0, 0.0, 0.0], [0.2, 0.0, 0.5], [0.5, 0.5, 0.0], [1.0] * 3):
+        eps = dict(zip(auditor.classes_.tolist(), rates, strict=True))
+        extra = np.floor(np.array(rates) * label_weight + 1e-9)
+        S = truth.level_set(baseline, extra)
+        ambiguity = truth.weight[(S != baseline).any(axis=0)].sum() / truth.total
+        discrepancy = ((S != baseline) @ truth.weight).max(initial=0) / truth.total
+        assert auditor.ambiguity_bounds(eps) == pytest.approx((ambiguity,) * 2)
+        assert auditor.discrepancy_bounds(eps) == pytest.approx((discrepancy,) * 2)
+        ceilings = auditor.error_budget(eps)
+        assert list(ceilings) == auditor.classes_.tolist()
+        np.testing.assert_allclose(
+            list(ceilings.values()), truth.label_errors(baseline) + extra
+        )
+        sets = auditor.predict_set(GRID[::4], eps)
+        own = _labels(auditor, GRID[::4])
+        for i, x in enumerate(GRID[::4]):
+            want = truth.label_set(baseline, extra, x) | {int(own[i])}
+            assert set(np.flatnonzero(sets[i]).tolist()) == want, (rates, x)
+
+
+def test_per_label_tolerances_need_every_known_label():
+    _, _, _, auditor = audited(0)
+    with pytest.raises(ValueError, match="not class labels"):
+        auditor.ambiguity({0: 0.1, 1: 0.1, 7: 0.1})
+    with pytest.raises(ValueError, match="no tolerance for class"):
+        auditor.ambiguity({0: 0.1, 1: 0.1})
+    with pytest.raises(ValueError, match="per-class tolerances"):
+        auditor.path({0: 0.1, 1: 0.1, 2: 0.1})
