@@ -20,25 +20,23 @@ from .._core._multiclass import (
     LabelCeilings,
     MulticlassBoxMargin,
     admits,
-    covers,
     gaps,
     in_class,
     predict,
 )
 from .._mip import _multiclass as formulations
 from ..backends import Backend, get_backend
-from ._multiclass_logistic import logistic_fits
+from ._multiclass_first_pass import first_pass
+from ._multiclass_proofs import BOUND_SLACK, FlipProofs, raised_lower, size
 from ._multiclass_records import (
     MulticlassAmbiguity,
     MulticlassDiscrepancy,
     MulticlassMinError,
     MulticlassModel,
 )
+from ._multiclass_shifts import shift_search
 from ._plans import K_CLASS_FIRST_ROUND_SECONDS
 from ._scheduling import Deadline
-
-#: Slack of the check that a solver's bound agrees with a verified model.
-BOUND_SLACK = 1e-6
 
 
 class MulticlassCertifier:
@@ -94,18 +92,13 @@ class MulticlassCertifier:
         self.solver = solver
         self.threads = threads
         self.pool = []
+        self._labellings = set()
         self.log = []
         self._min_error = None
         # Proven upper bounds of the discrepancy (a weight) by error ceiling.
         self._discrepancy_upper = {}
-        # ``_unflippable_at[u]``: the largest error ceiling at which pattern u
-        # is proven unflippable (-inf: none).
-        self._unflippable_at = np.full(problem.n_patterns, -np.inf)
-        # ``_flip_lower[u]``: proven fewest errors of a model changing u.
-        self._flip_lower = np.full(problem.n_patterns, -np.inf)
-        # Per-label ceilings and the patterns proven unflippable within them.
-        self._unflippable_within = {}
-        self._first_pass(baseline_model)
+        self.proofs = FlipProofs(problem.n_patterns)
+        first_pass(self, baseline_model)
 
     # -- verified models ---------------------------------------------------
     def verify(self, W, b, source=""):
@@ -128,22 +121,16 @@ class MulticlassCertifier:
         label_errors = self.problem.label_errors(labels)
         return MulticlassModel(W, b, labels, errors, source, label_errors)
 
-    def _add(self, model):
+    def add(self, model):
+        """Pool a verified model (``None`` is not); return it."""
         if model is not None:
+            self._labellings.add(model.labels.tobytes())
             self.pool.append(model)
         return model
 
-    def _first_pass(self, baseline_model):
-        """Constant models, the baseline's and logistic regressions."""
-        for label in range(self.problem.n_classes):
-            W, b = self.hypothesis.constant_model(self.problem, label)
-            self._add(self.verify(W, b, f"constant {label}"))
-        if baseline_model is not None:
-            self._add(self.verify(*baseline_model, source="baseline"))
-        for W, b, source in logistic_fits(self.problem, self.enc.X):
-            fitted = self.hypothesis.fit_model(self.problem, W, b)
-            if fitted is not None:
-                self._add(self.verify(*fitted, source=source))
+    def knows(self, model):
+        """Whether a pooled model labels the patterns as ``model`` does."""
+        return model.labels.tobytes() in self._labellings
 
     def within(self, budget):
         """The pooled models within ``budget`` extra errors."""
@@ -189,7 +176,7 @@ class MulticlassCertifier:
         model = None
         if result.x is not None:
             W, b, _ = self.enc.decode(result.x)
-            model = self._add(self.verify(W, b, source=mip.name))
+            model = self.add(self.verify(W, b, source=mip.name))
         return result, entry, model
 
     # -- the three measures ----------------------------------------------------
@@ -220,7 +207,7 @@ class MulticlassCertifier:
             if solved is not None:
                 result, entry, _ = solved
                 best = min(self.pool, key=lambda m: m.errors)
-                lower = self._proven_lower(result, entry, lower, best.errors)
+                lower = raised_lower(result, entry, lower, best.errors)
         lower = min(lower, best.errors)
         exact = best.errors - lower <= TOLERANCE
         self._min_error = MulticlassMinError(
@@ -231,7 +218,9 @@ class MulticlassCertifier:
     def learn(self, other):
         """Take the verified models and the minimum error another certifier
         of the same problem found (the default baseline's fit)."""
-        self.pool.extend(other.pool)
+        for model in other.pool:
+            if not self.knows(model):
+                self.add(model)
         self.log.extend(other.log)
         if other._min_error is not None:
             known = other._min_error
@@ -239,21 +228,6 @@ class MulticlassCertifier:
             self._min_error = MulticlassMinError(
                 known.lower, best.errors, best, known.status
             )
-
-    @staticmethod
-    def _proven_lower(result, entry, lower, upper):
-        """``lower`` raised by a minimisation's bound, unless a verified model
-        making ``upper`` errors refutes the bound."""
-        if result.status == Status.INFEASIBLE:
-            entry.refute("a verified model exists")
-            return lower
-        bound = result.bound
-        if not math.isfinite(bound):
-            return lower
-        if bound > upper + BOUND_SLACK * max(1.0, abs(upper)):
-            entry.refute(f"bound {bound:g} above a verified model's {upper:g}")
-            return lower
-        return max(lower, bound)
 
     def ambiguity(self, budget, deadline=None):
         """Certified share of weight whose label some model within ``budget``
@@ -279,9 +253,10 @@ class MulticlassCertifier:
         ceiling = self.ceiling(budget)
         weight = self.problem.pattern_weight
         if self._empty(ceiling):
-            self._record_unflippable(slice(None), ceiling)
+            self.proofs.record(slice(None), ceiling)
         # A first round of short MIPs that stop at their first solution
         # decides the easy patterns; a second gives the rest all time left.
+        shift_search(self, budget)
         order = np.argsort(-weight, kind="stable")
         for short in (True, False):
             self._decide_flips(order, ceiling, deadline, short)
@@ -296,7 +271,7 @@ class MulticlassCertifier:
         deadline = deadline or Deadline(None)
         ceiling = self.ceiling(budget)
         if self._empty(ceiling):
-            self._record_unflippable(slice(None), ceiling)
+            self.proofs.record(slice(None), ceiling)
         order = np.argsort(-self.problem.pattern_weight, kind="stable")
         self._decide_flips(order, ceiling, deadline, short=False, optimal=True)
 
@@ -308,7 +283,7 @@ class MulticlassCertifier:
         for u in order:
             witness = self._witness(u, ceiling)
             if witness is not None and (
-                not optimal or witness.errors <= self._flip_lower[u] + TOLERANCE
+                not optimal or self.proofs.fewest_known(u, witness.errors)
             ):
                 continue
             if proven[u]:
@@ -335,13 +310,13 @@ class MulticlassCertifier:
         model changing it within the ceiling (infeasible, or a bound above
         it), or none with fewer errors than its bound."""
         witness = self._witness(u, ceiling)
-        size = _size(ceiling)
-        slack = BOUND_SLACK * max(1.0, size)
-        if result.status == Status.INFEASIBLE or result.bound > size + slack:
+        total = size(ceiling)
+        slack = BOUND_SLACK * max(1.0, total)
+        if result.status == Status.INFEASIBLE or result.bound > total + slack:
             if witness is not None:
                 entry.refute("a verified model flips the pattern")
             else:
-                self._record_unflippable([u], ceiling)
+                self.proofs.record([u], ceiling)
         elif math.isfinite(result.bound) and not isinstance(ceiling, LabelCeilings):
             # Within per-label ceilings the bound says nothing of models
             # outside them, which may flip with fewer errors.
@@ -349,7 +324,7 @@ class MulticlassCertifier:
             if result.bound > found + BOUND_SLACK * max(1.0, found):
                 entry.refute(f"bound {result.bound:g} above a verified flip")
             else:
-                self._flip_lower[u] = max(self._flip_lower[u], result.bound)
+                self.proofs.raise_fewest(u, result.bound)
 
     def _ambiguity_at(self, ceiling):
         """The ambiguity at ``ceiling`` errors as far as it is known."""
@@ -380,26 +355,7 @@ class MulticlassCertifier:
 
     def _proven_unflippable(self, ceiling):
         """Patterns proven to keep their label within ``ceiling``."""
-        size = _size(ceiling)
-        slack = BOUND_SLACK * max(1.0, size)
-        # Scalar proofs within at least the total cover per-label ceilings.
-        proven = self._unflippable_at >= size - TOLERANCE
-        proven |= self._flip_lower > size + slack
-        for within, patterns in self._unflippable_within.items():
-            if covers(within, ceiling):
-                proven |= patterns
-        return proven
-
-    def _record_unflippable(self, patterns, ceiling):
-        """Record that ``patterns`` keep their label within ``ceiling``."""
-        if isinstance(ceiling, LabelCeilings):
-            n = self.problem.n_patterns
-            known = self._unflippable_within.setdefault(ceiling, np.zeros(n, bool))
-            known[patterns] = True
-        else:
-            self._unflippable_at[patterns] = np.maximum(
-                self._unflippable_at[patterns], ceiling
-            )
+        return self.proofs.unflippable(ceiling)
 
     def flips(self, budget):
         """What is known of each pattern's label changes at ``budget`` extra
@@ -437,7 +393,7 @@ class MulticlassCertifier:
         ``weights``), that disagreement and its proven upper bound."""
         weights = self.problem.pattern_weight if weights is None else weights
         best = self._most_disagreeing(ceiling, weights)
-        most = 0.0 if best is None else self._disagreement(best, weights)
+        most = 0.0 if best is None else self.disagreement(best, weights)
         # No model of the level set changes a pattern proven unchangeable.
         upper = float(weights[~self._proven_unflippable(ceiling)].sum())
         upper = min(upper, self._discrepancy_upper.get((key, ceiling), np.inf))
@@ -486,6 +442,9 @@ class MulticlassCertifier:
         weights = self.problem.pattern_weight if weights is None else weights
         best, lower, upper = self._discrepancy_band(ceiling, weights, key)
         if upper > lower + TOLERANCE:
+            shift_search(self, budget)
+            best, lower, upper = self._discrepancy_band(ceiling, weights, key)
+        if upper > lower + TOLERANCE:
             hint = None if best is None else self.enc.hint_from((best.W, best.b))
             mip = formulations.max_disagreement(
                 self.enc, self.baseline_labels, ceiling, weights=weights, hint=hint
@@ -512,17 +471,14 @@ class MulticlassCertifier:
     def _empty(self, ceiling):
         """Whether the certified minimum error proves the level set empty."""
         known = self._min_error
-        return known is not None and known.lower > _size(ceiling) + TOLERANCE
+        return known is not None and known.lower > size(ceiling) + TOLERANCE
 
-    def _disagreement(self, model, weights=None):
+    def disagreement(self, model, weights=None):
+        """The weight (default: the patterns') that ``model`` labels
+        differently from the baseline."""
         weights = self.problem.pattern_weight if weights is None else weights
         return float(weights[model.labels != self.baseline_labels].sum())
 
     def _most_disagreeing(self, ceiling, weights=None):
         found = [m for m in self.pool if admits(m, ceiling)]
-        return max(found, key=lambda m: self._disagreement(m, weights), default=None)
-
-
-def _size(ceiling):
-    """The largest total error within ``ceiling``."""
-    return ceiling.total if isinstance(ceiling, LabelCeilings) else ceiling
+        return max(found, key=lambda m: self.disagreement(m, weights), default=None)

@@ -268,6 +268,16 @@ K_CLASS_PATH = (
     Step("discrepancy", 0.5, "disagreeing models and bounds at each tolerance"),
 )
 
+#: The command-line audit of a K-label target: the values at epsilon, then
+#: every person's labels at epsilon (one MIP per person and label not yet
+#: settled), then the path. Without a limit every step runs to its end.
+COMMAND_LINE_K_CLASS_AUDIT = (
+    Step("fit", 0.2, "the baseline, the class's minimum error"),
+    Step("measures", 0.35, "the audit at epsilon: both measures, the groups"),
+    Step("people", 0.15, "the labels the level set gives each person"),
+    Step("path", 0.3, "both measures along the tolerances"),
+)
+
 PLANS = {
     "tolerance audit": TOLERANCE_AUDIT,
     "K-class audit": K_CLASS_AUDIT,
@@ -276,6 +286,7 @@ PLANS = {
     "command-line audit": COMMAND_LINE_AUDIT,
     "command-line audit, unlimited": COMMAND_LINE_AUDIT_UNLIMITED,
     "command-line audit, both": COMMAND_LINE_BOTH,
+    "command-line K-class audit": COMMAND_LINE_K_CLASS_AUDIT,
     "ambiguity": AMBIGUITY,
     "ambiguity without identities": AMBIGUITY_WITHOUT_IDENTITIES,
     "per-class": PER_CLASS,

@@ -244,3 +244,28 @@ def test_bad_baseline_and_budget_are_refused():
     certifier = MulticlassCertifier(problem, np.zeros(problem.n_patterns, int))
     with pytest.raises(ValueError, match="budget"):
         certifier.ambiguity(-1)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_intercept_shifts_add_only_realisable_labellings(seed):
+    from sklearn_multiplicity._engine._multiclass_shifts import shift_search
+
+    certifier, truth = _certifier(seed, solver=NoSolutionBackend())
+    realisable = {tuple(row) for row in truth.L.tolist()}
+    before = len(certifier.pool)
+    for budget in BUDGETS:
+        shift_search(certifier, budget)
+    shifted = certifier.pool[before:]
+    if seed in (0, 2):  # data where they find labellings the first pass did not
+        assert any(m.source.startswith("intercept shift") for m in shifted)
+    for model in certifier.pool:
+        # Verified in the class: a labelling enumeration finds, errors recomputed.
+        assert tuple(model.labels.tolist()) in realisable
+        assert model.errors == truth.errors_of(model.labels)
+    # No solver ran, and what the shifts witness never exceeds enumeration.
+    assert not certifier.log
+    for budget in BUDGETS:
+        flippable, _, most, _ = certifier.known(budget)
+        baseline = certifier.baseline_labels
+        assert not (flippable & ~truth.flippable(baseline, budget)).any()
+        assert most <= truth.discrepancy(baseline, budget) * truth.total + 1e-9

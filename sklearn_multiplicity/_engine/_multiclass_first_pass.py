@@ -1,8 +1,9 @@
-"""Logistic regressions as first models of a K-class level set.
+"""The first models of a K-class audit, before any solver.
 
-The K-class certifier's first pass (:mod:`._multiclass`) scales these into the
-class and keeps those it verifies: cheap models that often lie within a small
-budget of the baseline, and that warm-start its MIPs.
+The constant models, the baseline's own model and logistic regressions
+(multinomial and one-vs-rest), scaled into the class: the K-class
+certifier (:mod:`._multiclass`) keeps those it verifies. Cheap models that
+often lie within a small budget of the baseline, and warm-start its MIPs.
 """
 
 import numpy as np
@@ -10,6 +11,22 @@ from sklearn.linear_model import LogisticRegression
 
 #: Regularisations of the logistic regressions of the first pass.
 LOGISTIC_C = (1.0, 100.0)
+
+
+def first_pass(certifier, baseline_model):
+    """Pool the first models of ``certifier`` (a ``MulticlassCertifier``):
+    constant models, ``baseline_model`` (canonical ``(W, b)`` or None) and
+    logistic regressions scaled into the class."""
+    problem, hypothesis = certifier.problem, certifier.hypothesis
+    for label in range(problem.n_classes):
+        W, b = hypothesis.constant_model(problem, label)
+        certifier.add(certifier.verify(W, b, f"constant {label}"))
+    if baseline_model is not None:
+        certifier.add(certifier.verify(*baseline_model, source="baseline"))
+    for W, b, source in logistic_fits(problem, certifier.enc.X):
+        fitted = hypothesis.fit_model(problem, W, b)
+        if fitted is not None:
+            certifier.add(certifier.verify(*fitted, source=source))
 
 
 def logistic_fits(problem, X):
