@@ -184,6 +184,19 @@ class MulticlassEncoding:
             branching_priority=extra.pop("branching_priority", None),
         )
 
+    def fewest_errors(self, name, kind, **extra):
+        """The MIP of the fewest weighted training errors on the shared rows
+        (``extra`` as in :meth:`mip`)."""
+        return self.mip(
+            self.error_objective(),
+            0.0,
+            maximize=False,
+            integral=self.problem.weights_are_integral,
+            name=name,
+            kind=kind,
+            **extra,
+        )
+
 
 def encode(problem, hypothesis):
     """The variables and shared rows of every K-class MIP on ``problem``.
@@ -273,13 +286,9 @@ def encode(problem, hypothesis):
 
 def min_error(enc, *, hint=None):
     """Fewest weighted training errors over the class."""
-    return enc.mip(
-        enc.error_objective(),
-        0.0,
-        maximize=False,
-        integral=enc.problem.weights_are_integral,
-        name="multiclass_min_error",
-        kind="min_error",
+    return enc.fewest_errors(
+        "multiclass_min_error",
+        "min_error",
         hint=hint,
     )
 
@@ -294,13 +303,9 @@ def flip(enc, pattern, baseline_label, *, max_errors=None, hint=None):
     """
     var_upper = enc.var_upper.copy()
     var_upper[enc.z_index(int(pattern), int(baseline_label))] = 0.0
-    return enc.mip(
-        enc.error_objective(),
-        0.0,
-        maximize=False,
-        integral=enc.problem.weights_are_integral,
-        name=f"multiclass_flip[pattern {int(pattern)} != {int(baseline_label)}]",
-        kind="flip",
+    return enc.fewest_errors(
+        f"multiclass_flip[pattern {int(pattern)} != {int(baseline_label)}]",
+        "flip",
         hint=hint,
         var_upper=var_upper,
         rows=None if max_errors is None else enc.error_row(max_errors),
@@ -369,13 +374,9 @@ def give_label(enc, pattern, label, max_errors, *, kept_labels=None):
     """
     var_lower = _fixed_lower(enc, kept_labels)
     var_lower[enc.z_index(int(pattern), int(label))] = 1.0
-    return enc.mip(
-        enc.error_objective(),
-        0.0,
-        maximize=False,
-        integral=enc.problem.weights_are_integral,
-        name=f"multiclass_give_label[pattern {int(pattern)} = {int(label)}]",
-        kind="flip",
+    return enc.fewest_errors(
+        f"multiclass_give_label[pattern {int(pattern)} = {int(label)}]",
+        "flip",
         var_lower=var_lower,
         rows=enc.error_row(max_errors),
     )
@@ -407,13 +408,9 @@ def lead(enc, x, label, max_errors, *, kept_labels=None):
     A = sp.vstack([sp.csr_matrix(np.array(rows)), ceiling_row], format="csr")
     lower = np.concatenate([np.zeros(K - 1), ceiling_lo])
     upper = np.concatenate([np.full(K - 1, np.inf), ceiling_hi])
-    return enc.mip(
-        enc.error_objective(),
-        0.0,
-        maximize=False,
-        integral=enc.problem.weights_are_integral,
-        name=f"multiclass_lead[label {label}]",
-        kind="flip",
+    return enc.fewest_errors(
+        f"multiclass_lead[label {label}]",
+        "flip",
         var_lower=_fixed_lower(enc, kept_labels),
         rows=(A, lower, upper),
     )
