@@ -35,9 +35,10 @@ def _per_class(text):
         if label in tolerances:
             raise argparse.ArgumentTypeError(f"class {label!r} given twice in {text!r}")
         tolerances[label] = _share(value.strip())
-    if len(tolerances) != 2:
+    if len(tolerances) < 2:
         raise argparse.ArgumentTypeError(
-            f"expected one tolerance for each of the two classes, got {text!r}"
+            "expected one tolerance for each of the two classes (or each "
+            f"label of a K-label target), got {text!r}"
         )
     return tolerances
 
@@ -170,7 +171,8 @@ def _common_options(sub, *, epsilon_help, default_out):
         type=_fraction,
         default=None,
         help="end of the plotted path (default: the epsilon); LABEL=EPS,"
-        "LABEL=EPS when the epsilon is per class",
+        "LABEL=EPS when the epsilon is per class (two labels; the path of "
+        "3 to 20 labels takes one number)",
     )
     sub.add_argument(
         "--time-limit",
@@ -262,7 +264,10 @@ def build_parser():
     )
     audit.add_argument("data", metavar="DATA.csv", help="the training data")
     audit.add_argument(
-        "--target", required=True, metavar="COLUMN", help="binary label column"
+        "--target",
+        required=True,
+        metavar="COLUMN",
+        help="label column: two labels, or 3 to 20 for the K-class audit",
     )
     audit.add_argument(
         "--groups", default=None, metavar="COLUMN", help="group column (e.g. race)"
@@ -330,7 +335,8 @@ def build_parser():
         "(half-width of the 95%% bootstrap interval of the baseline's error), "
         "or one tolerance per class, LABEL=EPS,LABEL=EPS (the negative "
         "class's bounds the false positive rate, the positive class's the "
-        "false negative rate)",
+        "false negative rate; with 3 to 20 labels, one per label bounds "
+        "the errors on that label's rows)",
         default_out="multiplicity-report",
     )
     return parser

@@ -113,7 +113,8 @@ def _exact_text(lower, upper):
 
 def compact(frame, measures, per_group=False, label=SAMPLING_LABEL):
     """Terminal table: each measure's certified band first, then its exact
-    value (only when the band is a point), status and sampled estimate."""
+    value (only when the band is a point), status and sampled estimate
+    (none when ``label`` is None)."""
     table = pd.DataFrame(index=frame.index)
     if per_group:
         table["n"] = frame["n"].map(lambda v: f"{v:g}")
@@ -131,16 +132,23 @@ def compact(frame, measures, per_group=False, label=SAMPLING_LABEL):
             table.loc[name, "certified band"] = _bounds_text(lower[name], upper[name])
             table.loc[name, "exact"] = _exact_text(lower[name], upper[name])
             table.loc[name, "status"] = frame.loc[name, "status"]
-            table.loc[name, label] = f"{frame.loc[name, label]:.2%}"
-    if per_group:
+            if label is not None:
+                table.loc[name, label] = f"{frame.loc[name, label]:.2%}"
+    if per_group and label is not None:
         column = f"ambiguity, {label}"
         table[column] = frame[column].map(lambda v: f"{v:.2%}")
     return table.to_string()
 
 
 def budget_words(budget):
-    """A level set's error budget (a number or a per-class
-    :class:`~.._core.ClassBudget`) in words."""
+    """A level set's error budget (a number, a per-class
+    :class:`~.._core.ClassBudget`, or a dict of the most errors on each
+    true label) in words."""
+    if isinstance(budget, dict):
+        return "at most " + ", ".join(
+            f"{v:g} error{'' if v == 1 else 's'} on {plain(k)!r}"
+            for k, v in budget.items()
+        )
     if isinstance(budget, ClassBudget):
         return (
             f"at most {budget.false_positives:g} false positives and "

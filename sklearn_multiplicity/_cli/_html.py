@@ -12,9 +12,12 @@ from ._format import budget_words
 
 
 def write_plots(report, out):
-    """Save the path plot (and the group plot) of ``report`` as PNGs in ``out``.
+    """Save the path plot (when ``report`` has a path) and the group plot
+    (when it has groups) of ``report`` as PNGs in ``out``.
 
-    Returns ``{name: path}``; empty when matplotlib is not installed.
+    ``report`` has ``path`` (None: no path), ``sampling_path`` (None: none),
+    ``frame`` and ``epsilon``. Returns ``{name: path}``; empty when
+    matplotlib is not installed.
     """
     try:
         from matplotlib.figure import Figure
@@ -23,12 +26,13 @@ def write_plots(report, out):
     from .._plotting import GroupAmbiguityDisplay, MultiplicityPathDisplay
 
     images = {}
-    fig = Figure(figsize=(7, 4.5))
-    MultiplicityPathDisplay(path=report.path, sampling_path=report.sampling_path).plot(
-        ax=fig.add_subplot()
-    )
-    images["path"] = out / "path.png"
-    fig.savefig(images["path"], dpi=100, bbox_inches="tight")
+    if report.path is not None:
+        fig = Figure(figsize=(7, 4.5))
+        MultiplicityPathDisplay(
+            path=report.path, sampling_path=report.sampling_path
+        ).plot(ax=fig.add_subplot())
+        images["path"] = out / "path.png"
+        fig.savefig(images["path"], dpi=100, bbox_inches="tight")
     if report.frame is not None:
         fig = Figure(figsize=(7, 4.5))
         GroupAmbiguityDisplay(

@@ -150,28 +150,40 @@ def _run_multiclass(args, X, y, groups, dataset):
     """The K-class exact audit of a target of 3 to 20 labels."""
     from ._multiclass import run_multiclass_audit
 
+    n_labels = pd.Series(y).nunique()
     if args.measure != "decisions":
         raise ValueError(
             f"--measure {args.measure} is for two labels; a target of "
-            f"{pd.Series(y).nunique()} labels gets the K-class decisions audit "
+            f"{n_labels} labels gets the K-class decisions audit "
             "(--measure decisions)"
         )
-    if groups is not None or _constraints(args, groups):
+    if _constraints(args, groups):
         raise ValueError(
-            "--groups and the constraints (--max-nonzero, --sign, --rate-gap) "
-            "are for two labels"
+            "the constraints (--max-nonzero, --sign, --rate-gap) are for two "
+            f"labels; a target of {n_labels} labels is audited without them"
         )
+    if args.estimator == "logistic":
+        _diagnostic(
+            "note: the probabilistic audit beside a logistic baseline is for "
+            f"two labels; the target's {n_labels} labels get the 0-1 audit of "
+            "the logistic regression"
+        )
+    if args.n_models != 100:
+        _diagnostic("note: the sampled estimate is for two labels; --n-models ignored")
     return run_multiclass_audit(
         X,
         y,
         estimator=_estimator(args.estimator),
         epsilon=args.epsilon,
+        groups=groups,
+        max_epsilon=args.max_epsilon,
         time_limit=args.time_limit,
         total_time_limit=args.total_time_limit,
         n_jobs=args.n_jobs,
         random_state=args.random_state,
         verbose=0 if args.quiet else 1,
         dataset=dataset,
+        abstain=args.abstain,
     )
 
 

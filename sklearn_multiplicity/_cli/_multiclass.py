@@ -1,17 +1,36 @@
 """``sklearn-multiplicity audit`` on a target of 3 to 20 labels: the K-class
-exact audit (ambiguity and discrepancy at one tolerance), its summary and
-its report files."""
+exact audit (the measures at one tolerance, the groups, every person's
+labels and the path), each stage timed and all under one deadline."""
 
-import json
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from .. import MultiplicityAuditor
+from .._core._validation import PerClassEpsilon, check_tolerance
+from .._engine import PLANS, Deadline, capped, run_plan
 from .._exceptions import CertificationWarning
+from ._format import plain, unwrap
+from ._multiclass_report import MulticlassReport
+
+
+class _Stages:
+    """Times the stages of an audit, each within its deadline (a stage run
+    twice adds up its times)."""
+
+    def __init__(self):
+        self.timings = {}
+
+    def run(self, name, func, deadline):
+        start = time.perf_counter()
+        with capped(deadline), warnings.catch_warnings():
+            # Open bounds are reported as bounds, not warned about.
+            warnings.simplefilter("ignore", CertificationWarning)
+            value = func()
+        elapsed = time.perf_counter() - start
+        self.timings[name] = self.timings.get(name, 0.0) + elapsed
+        return value
 
 
 def run_multiclass_audit(
@@ -20,14 +39,17 @@ def run_multiclass_audit(
     *,
     estimator=None,
     epsilon=0.01,
-    time_limit=None,
+    groups=None,
+    max_epsilon=None,
+    time_limit=60.0,
     total_time_limit=None,
     n_jobs=None,
     random_state=0,
     verbose=0,
     dataset=None,
+    abstain=False,
 ):
-    """Fit a K-class :class:`MultiplicityAuditor` and collect its report.
+    """Audit a K-label target exactly and collect everything reported.
 
     Parameters
     ----------
@@ -36,159 +58,160 @@ def run_multiclass_audit(
         3 to 20 labels, each on at least two rows.
     estimator : estimator or None
         The baseline (``None``: the 0-1 optimal K-class classifier).
-    epsilon : float, default=0.01
-    time_limit, total_time_limit : float or None
-        Seconds per MIP and per tolerance (and for the minimum error).
+    epsilon : float in [0, 1] or dict, default=0.01
+        The tolerance, or one per label (``{label: eps}``: the share of the
+        label's rows a model may get wrong beyond the baseline's errors on
+        them); the keys may be the labels' text, as typed on the command
+        line.
+    groups : array-like of shape (n_samples,), default=None
+        The group of every row, for the by-group table.
+    max_epsilon : float or None, default=None
+        End of the path (at least ``epsilon``; default ``epsilon``). The
+        K-class path takes one tolerance: with per-label tolerances it is
+        drawn only when ``max_epsilon`` is given.
+    time_limit : float or None, default=60.0
+        Seconds per MIP.
+    total_time_limit : float or None, default=None
+        Seconds for the whole audit, one deadline from the start: fitting,
+        then the measures and the groups at ``epsilon``, then every
+        person's labels at ``epsilon``, then the path, each getting what is
+        left (``PLANS["command-line K-class audit"]``). Values still open
+        when it runs out are reported as bounds.
     n_jobs, random_state, verbose : the auditor's.
     dataset : dict, default=None
         Description of the data copied into the report.
+    abstain : bool, default=False
+        Also report abstention on the people whose label may change.
 
     Returns
     -------
     MulticlassReport
     """
-    if isinstance(epsilon, dict) or epsilon == "auto":
+    if epsilon == "auto":
         raise ValueError(
-            "a K-label target takes one tolerance in [0, 1] (per-class and "
-            "'auto' tolerances are for two labels)"
+            "--epsilon auto is for two labels (its bootstrap interval is of a "
+            "binary error); give a K-label target a number or LABEL=EPS for "
+            "every label"
         )
+    if isinstance(max_epsilon, dict):
+        raise ValueError(
+            "the K-class path takes one tolerance: give --max-epsilon as one "
+            "number in [0, 1]"
+        )
+    deadline = Deadline(total_time_limit)
+    classes = np.unique(np.asarray(y))
+    epsilon = check_tolerance(_label_keys(epsilon, classes), classes, "epsilon")
     auditor = MultiplicityAuditor(
         estimator,
-        epsilon=epsilon,
+        epsilon=_as_param(epsilon),
         time_limit=time_limit,
         total_time_limit=total_time_limit,
         n_jobs=n_jobs,
         random_state=random_state,
         verbose=verbose,
     )
-    timings = {}
-    start = time.perf_counter()
-    auditor.fit(X, y)
-    timings["fit"] = time.perf_counter() - start
-    start = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", CertificationWarning)
-        ambiguity = auditor.ambiguity_bounds()
-        discrepancy = auditor.discrepancy_bounds()
-        min_error = auditor.min_error_bounds_
-    timings["measures"] = time.perf_counter() - start
+    stages, done = _Stages(), {}
+
+    def fit(deadline):
+        def run():
+            auditor.fit(X, y, groups=groups)
+            return auditor.min_error_bounds_  # the report's line, in time
+
+        stages.run("fit", run, deadline)
+
+    def measures(deadline):
+        # The audit at epsilon: both measures and every group's.
+        stages.run("measures", lambda: auditor.discrepancy_bounds(epsilon), deadline)
+
+    def people(deadline):
+        # One MIP per person and label that no model found and no proof
+        # settled; every model found joins the audit's pool.
+        done["label_sets"] = stages.run(
+            "people", lambda: auditor.predict_set(X, epsilon), deadline
+        )
+
+    def along_path(deadline):
+        top = _path_end(epsilon, max_epsilon)
+        done["path"] = (
+            None
+            if top is None
+            else stages.run("path", lambda: auditor.path(top), deadline)
+        )
+
+    steps = {"fit": fit, "measures": measures, "people": people}
+    steps["path"] = along_path
+    with capped(deadline):
+        # A step with no time left still reports what is known.
+        run_plan(PLANS["command-line K-class audit"], deadline, steps, every_step=True)
+        # One last reading, with no solver time: the tightest bounds known,
+        # the group table's and the measures' alike.
+        with capped(Deadline(0.0)), warnings.catch_warnings():
+            warnings.simplefilter("ignore", CertificationWarning)
+            reading = {
+                "ambiguity": auditor.ambiguity_bounds(epsilon),
+                "discrepancy": auditor.discrepancy_bounds(epsilon),
+                "evidence": auditor.evidence(epsilon),
+                "model": auditor.discrepancy_model(epsilon),
+                "frame": None if groups is None else auditor.by_group(epsilon),
+            }
+            budget = auditor.session_.budget(epsilon)
+            _, found, _, _ = auditor.session_.people(budget)
+    timings = {**stages.timings, "total": sum(stages.timings.values())}
+    label_sets = done["label_sets"]
     return MulticlassReport(
-        auditor, (ambiguity, discrepancy), min_error, timings, X, y, dataset or {}
+        auditor=auditor,
+        epsilon=epsilon,
+        path=done["path"],
+        bounds={m: reading[m] for m in ("ambiguity", "discrepancy")},
+        evidence=reading["evidence"],
+        labels_found=found,
+        labels_open=label_sets & ~found,
+        discrepancy_model=reading["model"],
+        frame=reading["frame"],
+        y=np.asarray(y),
+        groups=None if groups is None else np.asarray(groups),
+        dataset={
+            "source": "data",
+            "feature_names": [str(c) for c in X.columns],
+            **(dataset or {}),
+            "n_rows": int(len(y)),
+            "classes": [plain(c) for c in auditor.classes_],
+        },
+        settings={
+            "epsilon": epsilon,
+            "max_epsilon": _path_end(epsilon, max_epsilon),
+            "estimator": type(unwrap(auditor.estimator_)).__name__,
+            "time_limit": time_limit,
+            "total_time_limit": total_time_limit,
+            "n_jobs": n_jobs,
+            "random_state": random_state,
+        },
+        timings=timings,
+        abstain=abstain,
     )
 
 
-class MulticlassReport:
-    """What a K-class audit reports: the measures with their bounds and every
-    person's labels."""
+def _label_keys(eps, classes):
+    """A per-label tolerance with its keys matched to the labels, so that
+    ``{"1": 0.02}`` from the command line reads as ``{1: 0.02}``; keys
+    matching no label are left for the checks."""
+    if not isinstance(eps, dict):
+        return eps
+    labels = {str(plain(c)): c for c in classes}
+    return {labels.get(str(key), key): value for key, value in eps.items()}
 
-    def __init__(self, auditor, bounds, min_error, timings, X, y, data):
-        self.auditor = auditor
-        self.bounds = dict(zip(("ambiguity", "discrepancy"), bounds, strict=True))
-        self.min_error = min_error
-        self.timings = timings
-        self.index = X.index
-        self.labels = np.asarray(y)
-        self.dataset = dict(data)
 
-    def measures(self):
-        """Both measures at ``epsilon``: bounds, and the value when certified."""
-        rows = {}
-        for name, (lower, upper) in self.bounds.items():
-            certified = upper - lower <= 1e-9
-            rows[name] = {
-                "value": lower if certified else np.nan,
-                "lower": lower,
-                "upper": upper,
-                "status": "certified" if certified else "bounds",
-            }
-        return pd.DataFrame(rows).T
+def _as_param(epsilon):
+    """The auditor's ``epsilon`` parameter of a checked tolerance."""
+    if isinstance(epsilon, PerClassEpsilon):
+        return dict(zip(epsilon.labels, epsilon, strict=True))
+    return epsilon
 
-    def people(self):
-        """Every person's label, the baseline's, the labels verified models
-        of the level set give them and whether they are ambiguous."""
-        auditor = self.auditor
-        classes = auditor.classes_
-        budget = auditor.error_budget()
-        baseline, found, ambiguous, undecided = auditor.session_.people(budget)
-        labels_found = [
-            ";".join(str(c) for c in classes[np.flatnonzero(row)]) for row in found
-        ]
-        status = np.where(ambiguous, "yes", np.where(undecided, "undecided", "no"))
-        return pd.DataFrame(
-            {
-                "label": self.labels,
-                "baseline": np.where(baseline >= 0, classes[baseline], None),
-                "labels_found": labels_found,
-                "ambiguous": status,
-            },
-            index=self.index,
-        )
 
-    def summary(self):
-        """The report as plain text for the terminal."""
-        a, d = self.auditor, self.dataset
-        lower, upper = self.min_error
-        certified = all(u - lo <= 1e-9 for lo, u in self.bounds.values())
-        lines = [
-            f"K-class audit of {d.get('source', 'the data')}: {len(self.index)} "
-            f"people, {len(d.get('feature_names', []))} features, target "
-            f"{d.get('target')!r} with {len(a.classes_)} labels "
-            f"({', '.join(map(str, a.classes_))})",
-            f"Hypothesis class: {a.hypothesis_class_}",
-            f"Baseline: {type(a.estimator_).__name__}, {a.baseline_errors_:g} "
-            f"weighted errors; the class's fewest: [{lower:g}, {upper:g}]",
-            f"Level set at eps = {a.epsilon:g}: at most {a.error_budget():g} errors",
-            "",
-            self.measures().to_string(float_format=lambda v: f"{v:.4f}"),
-            "",
-            "All certified."
-            if certified
-            else "Not certified: bounds only (more time: --total-time-limit).",
-            "Not yet for K labels: groups, the path, plots and the "
-            "probabilistic audit.",
-        ]
-        return "\n".join(lines)
-
-    def to_dict(self):
-        """The report as JSON-ready data (bounds named lower/upper; a value
-        only when certified)."""
-        a = self.auditor
-        measures = {}
-        for name, (lower, upper) in self.bounds.items():
-            entry = {"lower": lower, "upper": upper}
-            if upper - lower <= 1e-9:
-                entry["value"] = lower
-            measures[name] = entry
-        return {
-            "kind": "K-class",
-            "dataset": {
-                **self.dataset,
-                "classes": [str(c) for c in a.classes_],
-            },
-            "epsilon": a.epsilon,
-            "error_budget": a.error_budget(),
-            "baseline": {
-                "estimator": type(a.estimator_).__name__,
-                "errors": a.baseline_errors_,
-            },
-            "min_error": {"lower": self.min_error[0], "upper": self.min_error[1]},
-            "hypothesis_class": a.hypothesis_class_,
-            "measures": measures,
-            "timings": self.timings,
-            "settings": {
-                "time_limit": a.time_limit,
-                "total_time_limit": a.total_time_limit,
-                "n_jobs": a.n_jobs,
-                "random_state": a.random_state,
-            },
-        }
-
-    def write(self, out):
-        """Write ``report.json`` and ``people.csv`` to ``out``; their paths."""
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        self.people().to_csv(out / "people.csv")
-        data = self.to_dict()
-        data["files"] = ["people.csv", "report.json"]
-        (out / "report.json").write_text(json.dumps(data, indent=2, default=str) + "\n")
-        return [out / "people.csv", out / "report.json"]
+def _path_end(epsilon, max_epsilon):
+    """The end of the path: ``max_epsilon``, at least a scalar ``epsilon``;
+    ``None`` (no path) for per-label tolerances without ``max_epsilon``."""
+    if max_epsilon is None:
+        return None if isinstance(epsilon, PerClassEpsilon) else epsilon
+    top = check_tolerance(max_epsilon, (), "max_epsilon")
+    return top if isinstance(epsilon, PerClassEpsilon) else max(top, epsilon)

@@ -57,6 +57,10 @@ class MulticlassCertifier:
         Solver threads.
     baseline_model : tuple (W, b) or None
         The baseline's canonical coefficients, a warm start when in the class.
+    prior : MulticlassCertifier or None
+        A certifier of the same problem (the default baseline's fit) whose
+        models and minimum error this one starts from; its first pass's
+        logistic regressions are not fitted again.
 
     Attributes
     ----------
@@ -76,6 +80,7 @@ class MulticlassCertifier:
         solver="highs",
         threads=1,
         baseline_model=None,
+        prior=None,
     ):
         self.problem = problem
         self.hypothesis = hypothesis or MulticlassBoxMargin()
@@ -98,7 +103,9 @@ class MulticlassCertifier:
         # Proven upper bounds of the discrepancy (a weight) by error ceiling.
         self._discrepancy_upper = {}
         self.proofs = FlipProofs(problem.n_patterns)
-        first_pass(self, baseline_model)
+        first_pass(self, baseline_model, logistic=prior is None)
+        if prior is not None:
+            self.learn(prior)
 
     # -- verified models ---------------------------------------------------
     def verify(self, W, b, source=""):

@@ -13,16 +13,18 @@ from sklearn.linear_model import LogisticRegression
 LOGISTIC_C = (1.0, 100.0)
 
 
-def first_pass(certifier, baseline_model):
+def first_pass(certifier, baseline_model, *, logistic=True):
     """Pool the first models of ``certifier`` (a ``MulticlassCertifier``):
-    constant models, ``baseline_model`` (canonical ``(W, b)`` or None) and
-    logistic regressions scaled into the class."""
+    constant models, ``baseline_model`` (canonical ``(W, b)`` or None) and,
+    with ``logistic``, logistic regressions scaled into the class."""
     problem, hypothesis = certifier.problem, certifier.hypothesis
     for label in range(problem.n_classes):
         W, b = hypothesis.constant_model(problem, label)
         certifier.add(certifier.verify(W, b, f"constant {label}"))
     if baseline_model is not None:
         certifier.add(certifier.verify(*baseline_model, source="baseline"))
+    if not logistic:
+        return
     for W, b, source in logistic_fits(problem, certifier.enc.X):
         fitted = hypothesis.fit_model(problem, W, b)
         if fitted is not None:

@@ -90,11 +90,9 @@ class MulticlassSession:
         model = None
         if coef is not None:
             model = self.hypothesis.fit_model(problem, coef, intercept)
-        fitted, self.certifier = self.certifier, self._certifier(labels, model)
-        if fitted is not None:
-            self.certifier.learn(fitted)
+        self.certifier = self._certifier(labels, model, prior=self.certifier)
 
-    def _certifier(self, labels, model=None):
+    def _certifier(self, labels, model=None, prior=None):
         return MulticlassCertifier(
             self.problem,
             labels,
@@ -102,6 +100,7 @@ class MulticlassSession:
             solver=self.solver,
             threads=self.threads,
             baseline_model=model,
+            prior=prior,
         )
 
     def watch_row_groups(self, groups, row_weight):
