@@ -88,6 +88,25 @@ def assessment_html(assessment):
     )
 
 
+def closing_sections(data):
+    """The report page's last sections, from a report's ``to_dict()``:
+    settings, the solver log's totals, timings and versions."""
+    solver_log = {
+        k: v for k, v in data["mip_log"].items() if k not in ("slowest", "entries")
+    }
+    return [
+        "<h2>Settings</h2>",
+        kv_table(data["settings"]),
+        "<h2>Solver log</h2>",
+        kv_table(solver_log),
+        "<h2>Timings (s)</h2>",
+        kv_table({k: f"{v:.2f}" for k, v in data["timings"].items()}),
+        "<h2>Versions</h2>",
+        kv_table(data["versions"]),
+        "</body></html>",
+    ]
+
+
 def _first_line(text, start):
     return next(line for line in text.splitlines() if line.startswith(start))
 
@@ -181,20 +200,6 @@ def render_html(report, data, images):
         f"<p>{data['n_contestable']} people have a prediction that a model of the "
         f"level set flips ({data['n_undecided']} undecided); the full per-person "
         "table is <code>people.csv</code>.</p>",
-        "<h2>Settings</h2>",
-        kv_table(data["settings"]),
-        "<h2>Solver log</h2>",
-        kv_table(
-            {
-                k: v
-                for k, v in data["mip_log"].items()
-                if k not in ("slowest", "entries")
-            }
-        ),
-        "<h2>Timings (s)</h2>",
-        kv_table({k: f"{v:.2f}" for k, v in data["timings"].items()}),
-        "<h2>Versions</h2>",
-        kv_table(data["versions"]),
-        "</body></html>",
+        *closing_sections(data),
     ]
     return "\n".join(parts) + "\n"

@@ -18,6 +18,7 @@ from ._format import CERTIFIED, MEASURES, plain, records, status_label, unwrap, 
 from ._html import write_plots
 from ._mip_log import summarize_mip_log
 from ._multiclass_text import render_multiclass_html, summary_text
+from ._report import measure_row
 
 #: What the command line gives two labels only, and why, in one line each.
 BINARY_ONLY = {
@@ -101,14 +102,7 @@ class MulticlassReport:
         ``upper`` and ``status``, indexed by measure."""
         rows = {}
         for name in MEASURES:
-            lower, upper = self.bounds[name]
-            certified = status_label(lower, upper) == CERTIFIED
-            rows[name] = {
-                "value": lower if certified else np.nan,
-                "lower": lower,
-                "upper": upper,
-                "status": status_label(lower, upper),
-            }
+            rows[name] = measure_row(*self.bounds[name])
         return pd.DataFrame.from_dict(rows, orient="index")
 
     def group_table(self):

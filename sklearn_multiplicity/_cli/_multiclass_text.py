@@ -6,7 +6,7 @@ import html
 from .._core import certified as is_certified
 from ._decisions import abstention_line
 from ._format import MEASURES, budget_words, compact, plain, status_label, unwrap
-from ._html import STYLE, html_table, img_tag, kv_table
+from ._html import STYLE, closing_sections, html_table, img_tag, kv_table
 
 
 def _tolerance_words(report):
@@ -217,20 +217,6 @@ def render_multiclass_html(report, data, images):
         "person.</p>",
         "<h2>For two labels only</h2>",
         kv_table(data["binary_only"]),
-        "<h2>Settings</h2>",
-        kv_table(data["settings"]),
-        "<h2>Solver log</h2>",
-        kv_table(
-            {
-                k: v
-                for k, v in data["mip_log"].items()
-                if k not in ("slowest", "entries")
-            }
-        ),
-        "<h2>Timings (s)</h2>",
-        kv_table({k: f"{v:.2f}" for k, v in data["timings"].items()}),
-        "<h2>Versions</h2>",
-        kv_table(data["versions"]),
-        "</body></html>",
+        *closing_sections(data),
     ]
     return "\n".join(parts) + "\n"

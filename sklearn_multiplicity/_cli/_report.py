@@ -38,6 +38,18 @@ from ._mip_log import summarize_mip_log
 from ._summary import summary_text
 
 
+def measure_row(lower, upper):
+    """One measure's row of a report's table: ``value`` (NaN unless
+    certified: a band is not a value), ``lower``, ``upper``, ``status``."""
+    status = status_label(lower, upper)
+    return {
+        "value": lower if status == CERTIFIED else np.nan,
+        "lower": lower,
+        "upper": upper,
+        "status": status,
+    }
+
+
 @dataclasses.dataclass(eq=False)
 class AuditReport:
     """A completed audit: the exact and sampled measures and their evidence.
@@ -116,13 +128,8 @@ class AuditReport:
         """
         rows = {}
         for name in MEASURES:
-            lower, upper = self.bounds[name]
-            certified = status_label(lower, upper) == CERTIFIED
             rows[name] = {
-                "value": lower if certified else np.nan,
-                "lower": lower,
-                "upper": upper,
-                "status": status_label(lower, upper),
+                **measure_row(*self.bounds[name]),
                 self.sampling_label: getattr(self.sampling, name)(self.epsilon),
             }
         return pd.DataFrame.from_dict(rows, orient="index")
