@@ -27,7 +27,7 @@ from .._core._multiclass import (
 from .._mip import _multiclass as formulations
 from ..backends import Backend, get_backend
 from ._multiclass_first_pass import first_pass
-from ._multiclass_proofs import BOUND_SLACK, FlipProofs, raised_lower, size
+from ._multiclass_proofs import BOUND_SLACK, FlipProofs, kept_labels, raised_lower, size
 from ._multiclass_records import (
     MulticlassAmbiguity,
     MulticlassDiscrepancy,
@@ -306,11 +306,13 @@ class MulticlassCertifier:
                 self.baseline_labels[u],
                 max_errors=ceiling,
                 hint=self.enc.hint_from(hint),
+                kept_labels=kept_labels(proven, self.baseline_labels),
             )
             solved = self.solve(mip, deadline, cap=cap, first_solution=not optimal)
             if solved is None:
                 return
             self._learn_flip(u, ceiling, *solved)
+            proven[u] = self.proofs.unflippable(ceiling)[u]
 
     def _learn_flip(self, u, ceiling, result, entry, model):
         """What a flip MIP of pattern ``u`` within ``ceiling`` proves: no
@@ -454,7 +456,14 @@ class MulticlassCertifier:
         if upper > lower + TOLERANCE:
             hint = None if best is None else self.enc.hint_from((best.W, best.b))
             mip = formulations.max_disagreement(
-                self.enc, self.baseline_labels, ceiling, weights=weights, hint=hint
+                self.enc,
+                self.baseline_labels,
+                ceiling,
+                weights=weights,
+                hint=hint,
+                kept_labels=kept_labels(
+                    self._proven_unflippable(ceiling), self.baseline_labels
+                ),
             )
             solved = self.solve(mip, deadline)
             if solved is not None:

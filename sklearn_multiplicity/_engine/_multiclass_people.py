@@ -22,6 +22,7 @@ import numpy as np
 from .._core import Status
 from .._core._multiclass import LabelCeilings, admits, covers
 from .._mip import _multiclass as formulations
+from ._multiclass_proofs import kept_labels
 
 #: A score within this of the leader's counts as a tie: a solver's solution
 #: meets the closed score rows within its feasibility tolerance.
@@ -94,8 +95,7 @@ def label_sets(certifier, proofs, canonical, baseline, budget, deadline, *, any_
     for model in certifier.within(budget):
         reachable |= _given(model, canonical, pattern)
     _, _, unflippable = certifier.flips(budget)
-    kept = np.flatnonzero(unflippable)
-    kept_labels = (kept, certifier.baseline_labels[kept])
+    kept = kept_labels(unflippable, certifier.baseline_labels)
     open_ = np.zeros((n, K), dtype=bool)
     for i in range(n):
         training = pattern[i] >= 0
@@ -112,11 +112,11 @@ def label_sets(certifier, proofs, canonical, baseline, budget, deadline, *, any_
                 continue
             if training:
                 mip = formulations.give_label(
-                    certifier.enc, pattern[i], label, ceiling, kept_labels=kept_labels
+                    certifier.enc, pattern[i], label, ceiling, kept_labels=kept
                 )
             else:
                 mip = formulations.lead(
-                    certifier.enc, canonical[i], label, ceiling, kept_labels=kept_labels
+                    certifier.enc, canonical[i], label, ceiling, kept_labels=kept
                 )
             solved = certifier.solve(mip, deadline, first_solution=True)
             if solved is None:  # the deadline passed meanwhile

@@ -85,6 +85,14 @@ class FlipProofs:
         return errors <= self.fewest_flip_errors[pattern] + TOLERANCE
 
 
+def kept_labels(unflippable, baseline_labels):
+    """``(patterns, labels)`` of the ``unflippable`` patterns (a mask) with
+    their baseline labels: fixed in a MIP within the ceiling they were proven
+    at, a valid cut of its level set."""
+    patterns = np.flatnonzero(unflippable)
+    return patterns, np.asarray(baseline_labels)[patterns]
+
+
 def raised_lower(result, entry, lower, upper):
     """``lower`` (on a minimum) raised by a minimisation's bound, unless a
     verified model making ``upper`` errors refutes the bound (then the MIP's

@@ -293,13 +293,14 @@ def min_error(enc, *, hint=None):
     )
 
 
-def flip(enc, pattern, baseline_label, *, max_errors=None, hint=None):
+def flip(enc, pattern, baseline_label, *, max_errors=None, hint=None, kept_labels=None):
     """Fewest errors among models not labelling ``pattern`` ``baseline_label``.
 
     With ``max_errors`` (a weight: the baseline's errors plus the budget), the
     MIP is infeasible exactly when no model within that many errors changes
     the pattern's label; otherwise its optimum is the fewest errors of a
-    model that does.
+    model that does. ``kept_labels`` as in :func:`give_label` (with
+    ``max_errors`` only).
     """
     var_upper = enc.var_upper.copy()
     var_upper[enc.z_index(int(pattern), int(baseline_label))] = 0.0
@@ -307,12 +308,15 @@ def flip(enc, pattern, baseline_label, *, max_errors=None, hint=None):
         f"multiclass_flip[pattern {int(pattern)} != {int(baseline_label)}]",
         "flip",
         hint=hint,
+        var_lower=_fixed_lower(enc, kept_labels),
         var_upper=var_upper,
         rows=None if max_errors is None else enc.error_row(max_errors),
     )
 
 
-def max_disagreement(enc, baseline_labels, max_errors, *, weights=None, hint=None):
+def max_disagreement(
+    enc, baseline_labels, max_errors, *, weights=None, hint=None, kept_labels=None
+):
     """Most weight labelled differently from ``baseline_labels`` within
     ``max_errors`` weighted errors.
 
@@ -325,6 +329,8 @@ def max_disagreement(enc, baseline_labels, max_errors, *, weights=None, hint=Non
     weights : ndarray or None
         Weight of disagreeing on each pattern (default: its training weight),
         counted in their :func:`~.._core.weight_unit`.
+    kept_labels : tuple or None
+        As in :func:`give_label`.
     """
     baseline_labels = np.asarray(baseline_labels, dtype=np.int64)
     if weights is None:
@@ -349,6 +355,7 @@ def max_disagreement(enc, baseline_labels, max_errors, *, weights=None, hint=Non
         name="multiclass_max_disagreement",
         kind="disagreement",
         hint=hint,
+        var_lower=_fixed_lower(enc, kept_labels),
         rows=enc.error_row(max_errors),
         branching_priority=priority,
         unit=unit,
