@@ -27,6 +27,7 @@ from .._core._multiclass import (
 from .._mip import _multiclass as formulations
 from ..backends import Backend, get_backend
 from ._multiclass_first_pass import first_pass
+from ._multiclass_hull import hull_screen
 from ._multiclass_proofs import BOUND_SLACK, FlipProofs, kept_labels, raised_lower, size
 from ._multiclass_records import (
     MulticlassAmbiguity,
@@ -35,7 +36,7 @@ from ._multiclass_records import (
     MulticlassModel,
 )
 from ._multiclass_shifts import shift_search
-from ._plans import K_CLASS_FIRST_ROUND_SECONDS
+from ._plans import K_CLASS_FIRST_ROUND_SECONDS, PLANS, Schedule
 from ._scheduling import Deadline
 
 
@@ -256,15 +257,9 @@ class MulticlassCertifier:
         -------
         MulticlassAmbiguity
         """
-        deadline = deadline or Deadline(None)
-        ceiling = self.ceiling(budget)
-        weight = self.problem.pattern_weight
-        if self._empty(ceiling):
-            self.proofs.record(slice(None), ceiling)
+        ceiling, order, deadline = self._without_mips(budget, deadline)
         # A first round of short MIPs that stop at their first solution
         # decides the easy patterns; a second gives the rest all time left.
-        shift_search(self, budget)
-        order = np.argsort(-weight, kind="stable")
         for short in (True, False):
             self._decide_flips(order, ceiling, deadline, short)
         return self._ambiguity_at(ceiling)
@@ -275,12 +270,21 @@ class MulticlassCertifier:
         that ceiling, so that the ambiguity at every smaller budget follows
         (a path). Heaviest patterns first; what a limit stops stays a bound.
         """
-        deadline = deadline or Deadline(None)
+        ceiling, order, deadline = self._without_mips(budget, deadline)
+        self._decide_flips(order, ceiling, deadline, short=False, optimal=True)
+
+    def _without_mips(self, budget, deadline):
+        """What ``budget`` needs no MIP for (an empty level set, intercept
+        shifts, hull proofs); its ceiling, the patterns heaviest first and
+        the flip MIPs' deadline."""
         ceiling = self.ceiling(budget)
         if self._empty(ceiling):
             self.proofs.record(slice(None), ceiling)
+        shift_search(self, budget)
+        plan = Schedule(PLANS["K-class ambiguity"], deadline or Deadline(None))
+        hull_screen(self, budget, plan.step("hull"))
         order = np.argsort(-self.problem.pattern_weight, kind="stable")
-        self._decide_flips(order, ceiling, deadline, short=False, optimal=True)
+        return ceiling, order, plan.step("flips")
 
     def _decide_flips(self, order, ceiling, deadline, short, optimal=False):
         """Flip MIPs for the open patterns of ``order`` (short: each within
@@ -367,23 +371,13 @@ class MulticlassCertifier:
         return self.proofs.unflippable(ceiling)
 
     def flips(self, budget):
-        """What is known of each pattern's label changes at ``budget`` extra
-        errors, without solving.
-
-        Returns
-        -------
-        witness : list
-            Per pattern, the pooled model of the level set changing its label
-            with the fewest errors (``None``: none known).
-        errors : ndarray of shape (n_patterns,)
-            Those models' errors (``inf``: none).
-        unflippable : ndarray of bool, shape (n_patterns,)
-            Proven: no model of the level set changes the label.
-        """
+        """Per pattern at ``budget`` extra errors, without solving: the pooled
+        model of the level set changing its label with the fewest errors
+        (``witness``, None: none known), those errors (``inf``: none), and
+        whether it is proven that no model of the level set changes it."""
         ceiling = self.ceiling(budget)
         best, errors = self._flips(ceiling)
-        pool = self.pool
-        witness = [pool[i] if i >= 0 else None for i in best]
+        witness = [self.pool[i] if i >= 0 else None for i in best]
         return witness, errors, (best < 0) & self._proven_unflippable(ceiling)
 
     def known(self, budget, weights=None, key="all"):

@@ -260,6 +260,13 @@ K_CLASS_AUDIT = (
     Step("groups", 0.15, "each group's disagreeing models and bounds", "groups"),
 )
 
+#: Ambiguity at one K-class budget: hull proofs (linear programs), then the
+#: flip MIPs of the patterns still open.
+K_CLASS_AMBIGUITY = (
+    Step("hull", 0.15, "patterns that keep their label (hull proofs)"),
+    Step("flips", 0.85, "flips (witnesses) and proofs of the patterns still open"),
+)
+
 #: A path of tolerances of a K-class baseline: the flip MIPs once, to
 #: optimality within the largest budget, then one disagreement MIP per
 #: tolerance.
@@ -282,6 +289,7 @@ PLANS = {
     "tolerance audit": TOLERANCE_AUDIT,
     "K-class audit": K_CLASS_AUDIT,
     "K-class path": K_CLASS_PATH,
+    "K-class ambiguity": K_CLASS_AMBIGUITY,
     "per-class path": PER_CLASS_PATH,
     "command-line audit": COMMAND_LINE_AUDIT,
     "command-line audit, unlimited": COMMAND_LINE_AUDIT_UNLIMITED,

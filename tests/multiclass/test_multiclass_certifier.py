@@ -269,3 +269,47 @@ def test_intercept_shifts_add_only_realisable_labellings(seed):
         baseline = certifier.baseline_labels
         assert not (flippable & ~truth.flippable(baseline, budget)).any()
         assert most <= truth.discrepancy(baseline, budget) * truth.total + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_hull_proofs_never_contradict_enumeration(seed):
+    from sklearn_multiplicity._core._multiclass import LabelCeilings
+    from sklearn_multiplicity._engine._multiclass_hull import hull_proofs
+
+    certifier, truth = _certifier(seed, solver=NoSolutionBackend())
+    baseline = certifier.baseline_labels
+    everyone = range(certifier.problem.n_patterns)
+    for budget in BUDGETS:
+        ceiling = certifier.ceiling(budget)
+        for u in hull_proofs(certifier, ceiling, everyone, Deadline(None)):
+            assert not truth.flippable(baseline, budget)[u]
+    for extra in ([0, 0, 0], [1, 0, 2], [2, 2, 2]):
+        ceilings = LabelCeilings(tuple(truth.label_errors(baseline) + extra))
+        for u in hull_proofs(certifier, ceilings, everyone, Deadline(None)):
+            S = truth.level_set(baseline, np.array(extra, dtype=float))
+            assert (S[:, u] == baseline[u]).all()
+
+
+def test_hull_proofs_settle_deep_people_without_a_solver():
+    from sklearn_multiplicity._engine._multiclass_hull import hull_proofs
+
+    # Three labels on a line, three people per point: A on 0..4, B on 6..8,
+    # C on 10..12. The point 2 lies between 1 and 3 and between 0 and 4:
+    # relabelling it means relabelling a person of each pair, 6 errors.
+    points = np.array([0, 1, 2, 3, 4, 6, 7, 8, 10, 11, 12], dtype=float)
+    labels = np.array([0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2])
+    X = np.repeat(points, 3)[:, None]
+    y = np.repeat(labels, 3)
+    problem = MulticlassProblem.from_data(X, y)
+    certifier = MulticlassCertifier(problem, labels, solver=NoSolutionBackend())
+    deep = int(np.flatnonzero(problem.patterns[:, 0] == 2)[0])
+    edge = int(np.flatnonzero(problem.patterns[:, 0] == 0)[0])
+    everyone = range(problem.n_patterns)
+    assert deep in hull_proofs(certifier, 5.0, everyone, Deadline(None))
+    assert deep not in hull_proofs(certifier, 6.0, everyone, Deadline(None))
+    assert edge not in hull_proofs(certifier, 0.0, everyone, Deadline(None))
+    # The audit uses them: the deep person is unflippable and gets no MIP.
+    ambiguity = certifier.ambiguity(5.0, Deadline(10.0))
+    assert ambiguity.unflippable[deep]
+    asked = [entry.as_dict()["mip"] for entry in certifier.log]
+    assert asked and not any(f"pattern {deep} " in name for name in asked)
