@@ -54,32 +54,51 @@ def hull_proofs(certifier, ceiling, patterns, deadline):
     -------
     list of int
     """
-    problem = certifier.problem
+    proof = HullProof(certifier, ceiling)
     X, labels = certifier.enc.X, certifier.baseline_labels
-    counts = problem.counts
-    if isinstance(ceiling, LabelCeilings):
-        # Errors on label l's rows: relabelling v costs its rows of label l.
-        cost = counts
-        allowance = np.asarray(ceiling.ceilings, dtype=float)
-    else:
-        # Beyond the errors every model makes at each pattern.
-        unavoidable = counts.sum(axis=1) - counts.max(axis=1)
-        cost = np.maximum(counts - unavoidable[:, None], 0.0)
-        allowance = np.full(counts.shape[1], ceiling - unavoidable.sum())
-    bound = _box_of_gaps(certifier)
     proven = []
     for u in patterns:
         if deadline.expired():
             break
-        label = labels[u]
-        others = np.flatnonzero(cost[:, label] > 0)
-        others = others[others != u]
-        if not _in_box(X[others], X[u]):
-            continue  # outside their bounding box, so outside their hull
-        paid = hitting_cost(X, X[u], others, cost[:, label], allowance[label], bound)
-        if paid > allowance[label] + TOLERANCE * max(1.0, abs(allowance[label])):
+        if proof.keeps(X[u], labels[u], exclude=u):
             proven.append(int(u))
     return proven
+
+
+class HullProof:
+    """Hull proofs within one ceiling of a certifier's level set.
+
+    Parameters
+    ----------
+    certifier : MulticlassCertifier
+    ceiling : float or LabelCeilings
+    """
+
+    def __init__(self, certifier, ceiling):
+        counts = certifier.problem.counts
+        if isinstance(ceiling, LabelCeilings):
+            # Errors on label l's rows: relabelling v costs its rows of l.
+            self.cost = counts
+            self.allowance = np.asarray(ceiling.ceilings, dtype=float)
+        else:
+            # Beyond the errors every model makes at each pattern.
+            unavoidable = counts.sum(axis=1) - counts.max(axis=1)
+            self.cost = np.maximum(counts - unavoidable[:, None], 0.0)
+            self.allowance = np.full(counts.shape[1], ceiling - unavoidable.sum())
+        self.X = certifier.enc.X
+        self.bound = _box_of_gaps(certifier)
+
+    def keeps(self, point, label, exclude=-1):
+        """Whether every model of the level set gives the canonical ``point``
+        ``label`` (by the margin), proven from the patterns other than
+        ``exclude``."""
+        cost, allowance = self.cost[:, label], self.allowance[label]
+        others = np.flatnonzero(cost > 0)
+        others = others[others != exclude]
+        if not _in_box(self.X[others], point):
+            return False  # outside their bounding box, so outside their hull
+        paid = hitting_cost(self.X, point, others, cost, allowance, self.bound)
+        return paid > allowance + TOLERANCE * max(1.0, abs(allowance))
 
 
 def hitting_cost(X, point, candidates, cost, allowance, bound):

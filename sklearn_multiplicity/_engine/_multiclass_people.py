@@ -22,6 +22,7 @@ import numpy as np
 from .._core import Status
 from .._core._multiclass import LabelCeilings, admits, covers
 from .._mip import _multiclass as formulations
+from ._multiclass_hull import HullProof
 from ._multiclass_proofs import kept_labels
 
 #: A score within this of the leader's counts as a tie: a solver's solution
@@ -97,11 +98,17 @@ def label_sets(certifier, proofs, canonical, baseline, budget, deadline, *, any_
     _, _, unflippable = certifier.flips(budget)
     kept = kept_labels(unflippable, certifier.baseline_labels)
     open_ = np.zeros((n, K), dtype=bool)
+    hull = HullProof(certifier, ceiling)
     for i in range(n):
         training = pattern[i] >= 0
         if training and unflippable[pattern[i]]:
             continue  # the pattern keeps the baseline's label
         key = int(pattern[i]) if training else canonical[i].tobytes()
+        if not training and reachable[i].sum() == 1 and not deadline.expired():
+            if hull.keeps(canonical[i], baseline[i]):
+                for label in np.flatnonzero(~reachable[i]):
+                    proofs.prove(key, label, ceiling)
+                continue
         for label in range(K):
             if any_other and reachable[i].sum() > 1:
                 break
