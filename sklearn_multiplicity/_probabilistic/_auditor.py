@@ -10,26 +10,33 @@ from sklearn.base import (
     ClassifierMixin,
     MetaEstimatorMixin,
     _fit_context,
-    clone,
 )
 from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import Pipeline
 from sklearn.utils._param_validation import Hidden, Interval, StrOptions
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._baseline import BaselineDelegationMixin, fit_baseline
 from .._core._validation import check_binary_target, check_weights
-from .._engine import Deadline
 from .._progress import StageProgress
 from . import _measures
 from ._family import check_logistic, describe, objective_of, penalty_of
 from ._level_set import LevelSet
+from ._models import ModelsMixin
+from ._multinomial_audit import (
+    LabelAudit,
+    LabelsMixin,
+    check_label_target,
+    describe_multinomial,
+)
 from ._reading import MeasuresMixin
 from ._solver import prob_gap
 from ._time import more_time, request_deadline
 
 
 class ProbabilisticAuditor(
+    LabelsMixin,
+    ModelsMixin,
     MeasuresMixin,
     BaselineDelegationMixin,
     MetaEstimatorMixin,
@@ -58,7 +65,8 @@ class ProbabilisticAuditor(
     Parameters
     ----------
     estimator : estimator, default=None
-        A binary ``LogisticRegression`` (L2 penalty or none), a
+        A ``LogisticRegression`` (L2 penalty or none; multinomial for three
+        or more labels), a
         :class:`~sklearn.pipeline.Pipeline` ending in one (audited in the
         space of its transformed features), or either wrapped in
         :class:`~sklearn.frozen.FrozenEstimator` to audit a prefit model as
@@ -115,7 +123,7 @@ class ProbabilisticAuditor(
     ----------
     estimator_ : estimator
         The fitted baseline.
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
         Class labels.
     n_features_in_ : int
         Number of features seen by ``fit``.
@@ -145,6 +153,24 @@ class ProbabilisticAuditor(
     L)``) with a duality-gap certificate. Rounding is absorbed by a relative margin of
     ``1e-11`` on every comparison with the level ``F(baseline) + eps``.
 
+    **Three or more labels.** The level set holds the multinomial models of
+    the baseline's family within ``eps`` of the optimum (scikit-learn's
+    objective over the weight sum, the penalty on the label-centred
+    coefficients). A decision is the most probable label, so there is no
+    ``threshold``: :meth:`reachable_labels` says, per person and label,
+    whether a model of the set predicts it (a witness model, checked by
+    evaluating ``F``: :meth:`label_model`) or certainly none does (a tangent
+    plane of ``F`` at a point where its gradient nearly lies in the normal
+    cone of the label's region, with the outer ellipsoid; or a Lagrangian
+    bound). The witnesses come from projected Newton walks into each label's
+    region with the minimiser's Hessian, every model inside the set settling
+    every (person, label) it gives. :meth:`ambiguity` is exact when no pair
+    is left open; :meth:`viable_prediction_range` gives per-class certified
+    brackets (columns ``(field, class)``), :meth:`rashomon_capacity` a
+    certified lower bound (Blahut-Arimoto over witnesses), and
+    :meth:`discrepancy_bounds` and :meth:`delta_ambiguity` their bounds.
+    :meth:`extreme_models` and ``threshold`` are for two labels.
+
     References
     ----------
     .. [1] J. Watson-Daniels, D. C. Parkes and B. Ustun. "Predictive
@@ -171,6 +197,9 @@ class ProbabilisticAuditor(
     >>> 0.0 <= auditor.ambiguity() <= 1.0
     True
     """
+
+    #: The K-label audit (three or more labels), set by ``fit``.
+    _labels = None
 
     _parameter_constraints: dict = {
         "estimator": "no_validation",  # fit_baseline and check_logistic say why
@@ -229,7 +258,7 @@ class ProbabilisticAuditor(
         X : array-like of shape (n_samples, n_features)
             Training features.
         y : array-like of shape (n_samples,)
-            Two classes.
+            Two classes, or three or more (each on at least two rows).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weight of every row.
 
@@ -241,7 +270,11 @@ class ProbabilisticAuditor(
         X_checked, y = validate_data(
             self, X, y, dtype=None, ensure_all_finite=False, ensure_min_samples=2
         )
-        self.classes_, y01 = check_binary_target(y)
+        labels = type_of_target(y, input_name="y") == "multiclass"
+        if labels:
+            self.classes_ = check_label_target(y)
+        else:
+            self.classes_, y01 = check_binary_target(y)
         weight = check_weights(sample_weight, X_checked)
         estimator = self._default() if self.estimator is None else self.estimator
         baseline = fit_baseline(estimator, X, y, sample_weight)
@@ -249,18 +282,27 @@ class ProbabilisticAuditor(
         if not np.array_equal(np.asarray(lr.classes_), self.classes_):
             raise ValueError("The baseline's classes_ differ from the labels of y.")
         Z = baseline.audit_space(X)
-        objective = objective_of(lr, Z, y, y01, weight)
         self.estimator_, self._baseline = baseline.estimator, baseline
-        self._level_set = LevelSet(objective, objective.theta(lr.coef_, lr.intercept_))
-        self._rows = objective.augment(Z)
         self._weight = weight
         # Per-person tables of the training rows keep the caller's row labels.
         self._row_index = _index_of(X)
         self._cache = {}
+        self._labels = None
+        if labels:
+            C = penalty_of(lr)
+            self._labels = LabelAudit(lr, Z, y, weight)
+            self._level_set = self._labels.level_set
+            objective = self._level_set.objective
+            self.level_set_ = describe_multinomial(objective, C)
+        else:
+            objective = objective_of(lr, Z, y, y01, weight)
+            theta0 = objective.theta(lr.coef_, lr.intercept_)
+            self._level_set = LevelSet(objective, theta0)
+            self.level_set_ = describe(objective, penalty_of(lr))
+        self._rows = objective.augment(Z)
         ls = self._level_set
         self.baseline_objective_ = ls.baseline_objective
         self.min_objective_bounds_ = (ls.min_lower, ls.min_upper)
-        self.level_set_ = describe(objective, penalty_of(lr))
         return self
 
     # ------------------------------------------------------------ requests
@@ -344,42 +386,6 @@ class ProbabilisticAuditor(
         Z = self._baseline.audit_space(X)
         return self._level_set.objective.augment(Z)
 
-    def objective_level(self, eps=None):
-        """The largest objective of a model of the level set.
-
-        Parameters
-        ----------
-        eps : float, default=None
-            Tolerance, in nats of mean log-loss; defaults to the ``epsilon``
-            parameter.
-
-        Returns
-        -------
-        float
-            ``F(baseline) + eps``.
-        """
-        return self._level_set.level(self._eps(eps))
-
-    def objective(self, estimator):
-        """The level set's objective ``F`` of a model on the training data.
-
-        Parameters
-        ----------
-        estimator : estimator
-            A fitted ``LogisticRegression`` of the audit space, or a Pipeline
-            ending in one (e.g. from :meth:`extreme_models`).
-
-        Returns
-        -------
-        float
-            ``F(coef_, intercept_)``; the model is in the level set at ``eps``
-            when this is at most :meth:`objective_level` ``(eps)``.
-        """
-        check_is_fitted(self)
-        last = estimator[-1] if isinstance(estimator, Pipeline) else estimator
-        objective = self._level_set.objective
-        return float(objective.value(objective.theta(last.coef_, last.intercept_)))
-
     # -------------------------------------------------------------- ranges
     def viable_prediction_range(self, X=None, eps=None):
         """Certified range of every person's probability over the level set.
@@ -405,6 +411,8 @@ class ProbabilisticAuditor(
             ``upper <= upper_bound``); ``width`` (``upper - lower``) and
             ``certified`` (both ends pinned within ``tol``).
         """
+        if self._labels is not None:
+            return self._label_ranges(X, eps)
         rows = None if X is None else self._new_rows(X)
         ranges = self._ranges(eps, rows=rows)
         b = ranges.bounds
@@ -422,62 +430,8 @@ class ProbabilisticAuditor(
         frame["certified"] = ranges.certified(self.tol)
         return frame
 
-    def extreme_models(self, i, eps=None):
-        """The two models of the level set attaining training person ``i``'s range.
-
-        Parameters
-        ----------
-        i : int
-            Position of the person in the training data.
-        eps : float, default=None
-            Tolerance, in nats of mean log-loss; defaults to the ``epsilon``
-            parameter.
-
-        Returns
-        -------
-        tuple of estimator
-            ``(lowest, highest)``: fitted copies of the baseline (Pipelines
-            when it is one) whose probability for person ``i`` is the range's
-            ``lower`` and ``upper``; :meth:`objective` shows they are in the
-            set.
-        """
-        eps = self._eps(eps)
-        n = self._rows.shape[0]
-        if not isinstance(i, Integral) or not -n <= i < n:
-            raise IndexError(f"i must be a training row in [0, {n}), got {i!r}.")
-        i = int(i) % n
-        row = self._rows[[i]]
-        ranges = self._level_set.ranges(
-            row,
-            eps,
-            lambda b: (np.ones(1, bool), np.ones(1, bool)),
-            self.tol,
-            deadline=Deadline(None),
-        )
-        thetas = [
-            self._level_set.attaining(ranges, 0, row[0], end, eps)
-            for end in ("lower", "upper")
-        ]
-        return tuple(self._model(theta) for theta in thetas)
-
-    def _model(self, theta):
-        """A fitted copy of the baseline with the parameters ``theta``."""
-        lr = self._baseline.linear
-        coef, intercept = self._level_set.objective.split(np.asarray(theta))
-        model = clone(lr)
-        for name in ("classes_", "n_features_in_", "feature_names_in_", "n_iter_"):
-            if hasattr(lr, name):
-                setattr(model, name, getattr(lr, name))
-        model.coef_ = coef.reshape(1, -1)
-        model.intercept_ = np.array([intercept])
-        if self._baseline.pipeline is None:
-            return model
-        steps = list(self._baseline.pipeline.steps)
-        return Pipeline(steps[:-1] + [(steps[-1][0], model)])
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
         tags.input_tags.sparse = False
         return tags
 

@@ -40,6 +40,9 @@ class MeasuresMixin:
         tuple of float
             ``lower <= ambiguity <= upper``.
         """
+        if self._labels is not None:
+            b = self._label_measure("ambiguity", eps, threshold)
+            return b.lower, b.upper
         b = _measures.ambiguity(
             self._ranges(eps, threshold).bounds,
             self._weight,
@@ -89,6 +92,9 @@ class MeasuresMixin:
             ``random_state`` when more are ambiguous); above: the ambiguity's
             upper bound.
         """
+        if self._labels is not None:
+            b = self._label_measure("discrepancy", eps, threshold)
+            return b.lower, b.upper
         eps, threshold = self._eps(eps), self._threshold(threshold)
         ranges = self._ranges(eps, threshold)
         candidates = self._flip_models(ranges, eps, threshold)
@@ -178,6 +184,9 @@ class MeasuresMixin:
             not pinned).
         """
         delta = check_epsilon(delta, name="delta")
+        if self._labels is not None:
+            b = self._label_measure("delta_ambiguity", eps, delta=delta)
+            return _value((b.lower, b.upper), "delta-ambiguity")
         b = _measures.delta_ambiguity(self._ranges(eps).bounds, self._weight, delta)
         return _value((b.lower, b.upper), "delta-ambiguity")
 
@@ -200,8 +209,14 @@ class MeasuresMixin:
             probability. For two classes it is attained at the two ends of the
             range: ``2 ** c0 + 2 ** c1`` with ``c0 = (a h(b) - b h(a)) / (b - a)``
             and ``c1 = ((1 - b) h(a) - (1 - a) h(b)) / (b - a)``, ``[a, b]``
-            the attained range and ``h`` the binary entropy in bits.
+            the attained range and ``h`` the binary entropy in bits. For
+            three or more labels, in [1, K]: a certified lower bound, the
+            information of the Blahut-Arimoto input distribution over the
+            person's models of the set found (baseline, witnesses, the inner
+            ellipsoid's most probable points).
         """
+        if self._labels is not None:
+            return self._label_capacity(X, eps)
         ranges = self.viable_prediction_range(X, eps)
         return pd.Series(
             _measures.rashomon_capacity(ranges["lower"], ranges["upper"]),

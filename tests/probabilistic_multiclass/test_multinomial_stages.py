@@ -1,0 +1,105 @@
+"""The stages of the label reach alone: the score-ellipsoid margins against
+sampled points, the tangent certificate against models of the set, and the
+walk's answers against scipy's constrained solver."""
+
+import numpy as np
+import pytest
+from multinomial_truth import fitted, min_with_label, objective, three_labels
+
+from sklearn_multiplicity._engine import Deadline
+from sklearn_multiplicity._probabilistic._multinomial import MultinomialLevelSet
+from sklearn_multiplicity._probabilistic._multinomial_dual import leads, tangent_bound
+from sklearn_multiplicity._probabilistic._multinomial_margins import (
+    MarginProblem,
+    full_scores,
+)
+from sklearn_multiplicity._probabilistic._multinomial_walk import Harvest, LabelWalk
+
+EPS = 0.03
+
+
+@pytest.fixture(scope="module")
+def level_set():
+    X, y = three_labels(seed=1, n=40)
+    lr = fitted(X, y)
+    return X, y, lr, MultinomialLevelSet(lr, X, y)
+
+
+def test_margins_bracket_sampled_points():
+    rng = np.random.RandomState(0)
+    J, K = 30, 4
+    A = rng.normal(size=(J, K - 1, K - 1))
+    G = np.zeros((J, K, K))
+    G[:, 1:, 1:] = A @ np.swapaxes(A, 1, 2)
+    s = rng.normal(size=(J, K)) * 2
+    s[:, 0] = 0
+    labels = rng.randint(K, size=J)
+    r = rng.uniform(0.2, 2.0, size=J)
+    upper, lower, w = MarginProblem(s, G, labels, r).solve()
+    assert np.all(lower <= upper + 1e-9)
+    for j in range(J):
+        # Points of the ellipsoid {s + r G u : u' G u <= 1}.
+        u = rng.normal(size=(4000, K))
+        u /= np.sqrt(np.einsum("mk,kl,ml->m", u, G[j], u))[:, None] + 1e-300
+        u *= rng.uniform(0, 1, size=(4000, 1)) ** (1 / K)
+        pts = s[j] + r[j] * u @ G[j]
+        lead = pts[:, [labels[j]]] - pts
+        lead[:, labels[j]] = np.inf
+        best = lead.min(axis=1).max()
+        assert best <= upper[j] + 1e-7
+        assert lower[j] <= best + 1e-6 or lower[j] <= upper[j] + 1e-9
+    # The duality gap closes (the problem is small and smooth here).
+    assert np.median(upper - lower) < 1e-3
+
+
+def test_tangent_bound_is_below_models_of_the_set(level_set):
+    X, y, lr, ls = level_set
+    obj, K = ls.objective, ls.objective.K
+    rows = obj.augment(X)
+    outer = ls.outer(EPS)
+    rng = np.random.RandomState(0)
+    J = 12
+    people, labels = rng.randint(len(X), size=J), rng.randint(K, size=J)
+    theta = ls.center[:, None] + 0.5 * rng.normal(size=(obj.dim, J))
+    F, g = obj.derivatives(theta)
+    mu = rng.uniform(0, 1, size=(J, K))
+    mu[np.arange(J), labels] = 0
+    bound = tangent_bound(obj, outer, rows[people], labels, theta, F, g, mu)
+    # Models of the set (sampled around the minimiser) giving the label.
+    samples = ls.center[:, None] + 0.4 * rng.normal(size=(obj.dim, 3000))
+    values = obj.value(samples)
+    inside = samples[:, values <= ls.level(EPS)]
+    assert inside.shape[1] > 50
+    for j in range(J):
+        rep = np.repeat(rows[people[j]][None], inside.shape[1], axis=0)
+        lead = leads(obj, rep, inside, np.full(inside.shape[1], labels[j]))
+        gives = np.all(lead >= 0, axis=1)
+        if gives.any():
+            assert bound[j] <= obj.value(inside[:, gives]).min() + 1e-12
+
+
+def test_walk_answers_agree_with_scipy(level_set):
+    X, y, lr, ls = level_set
+    obj = ls.objective
+    rows = obj.augment(X)
+    level = ls.level(EPS)
+    base = full_scores(obj.scores(rows, ls.theta0[:, None])[:, :, 0])
+    shift = 1e-8 * (1 + np.abs(base).max())
+    harvest = Harvest(obj, rows, shift)
+    harvest.add(ls.theta0[:, None], level)
+    walk = LabelWalk(obj, ls.center, ls.H_inv, level, shift, ls.outer(EPS))
+    people, labels = np.nonzero(~harvest.reached)
+    refuted = walk.run(rows, people, labels, harvest, Deadline(None))
+    W0 = np.hstack([lr.coef_, lr.intercept_[:, None]])
+    assert harvest.reached.sum() > len(X) and refuted.any()
+    for i, lab in zip(*np.nonzero(harvest.reached), strict=True):
+        theta = harvest.model(i, lab)
+        assert obj.value(theta[:, None])[0] <= level
+        s = full_scores(obj.scores(rows[i : i + 1], theta[:, None])[0, :, 0])
+        assert np.argmax(s) == lab
+    for i, lab in zip(people[refuted], labels[refuted], strict=True):
+        assert not harvest.reached[i, lab]
+        best = min_with_label(X, y, 1.0, W0, X[i], lab)
+        assert best > level - 1e-7, (i, lab)
+    # The set's objective is scikit-learn's (independent formula).
+    assert ls.baseline_objective == pytest.approx(objective(W0, X, y, 1.0))
