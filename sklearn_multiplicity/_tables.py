@@ -25,15 +25,26 @@ def path_frame(steps):
     pandas.DataFrame
         Per overall tolerance: ``epsilon``, ``extra_errors`` and ``budget``;
         per class: ``epsilon`` (the common rate), ``epsilon_<label>`` for each
-        class, ``false_positives_budget`` and ``false_negatives_budget``. Then
-        both measures' bounds and ``certified``.
+        class, ``false_positives_budget`` and ``false_negatives_budget`` (with
+        more than two labels, ``budget_<label>``: the errors allowed on each
+        label's rows). Then both measures' bounds and ``certified``.
     """
     return pd.DataFrame([path_row(step) for step in steps])
 
 
 def path_row(step):
     """The row of one ``PathStep`` (see :func:`path_frame`)."""
-    if step.per_class:
+    if hasattr(step.budget, "ceilings"):  # per label, more than two labels
+        labels = step.tolerance.labels
+        row = {
+            "epsilon": step.epsilon,
+            **step.tolerance.columns(),
+            **{
+                f"budget_{c}": v
+                for c, v in zip(labels, step.budget.ceilings, strict=True)
+            },
+        }
+    elif step.per_class:
         row = {
             "epsilon": step.epsilon,
             **step.tolerance.columns(),

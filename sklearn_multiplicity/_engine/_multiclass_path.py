@@ -42,10 +42,7 @@ def multiclass_path(session, max_eps, step, n_discrepancy, limit, per_mip=None):
     list of PathStep
     """
     if isinstance(max_eps, tuple):
-        raise ValueError(
-            "Paths of per-class tolerances are available for two labels; give "
-            "the K-class path one largest tolerance."
-        )
+        return per_label_path(session, max_eps, step, limit, per_mip)
     certifier, problem = session.certifier, session.problem
     level_set = LevelSet(
         certifier.baseline_errors, problem.total_weight, problem.weights_are_integral
@@ -84,6 +81,50 @@ def multiclass_path(session, max_eps, step, n_discrepancy, limit, per_mip=None):
         ),
     )
     return steps()
+
+
+def per_label_path(session, max_eps, step, limit, per_mip=None):
+    """Both measures along per-label tolerances growing in equal steps of
+    ``step`` (default: a tenth of the largest), each capped at its own
+    maximum (:meth:`PerClassEpsilon.steps`): the largest first, whose proofs
+    hold at every step, then each step in turn. The level sets are nested,
+    so the bands are made monotone as for one tolerance."""
+    certifier = session.certifier
+    steps = max_eps.steps(step)
+    budgets = [session.budget(eps) for _, eps in steps]
+
+    def audit(budget, deadline):
+        extra = session.extra(budget)
+        certifier.ambiguity(extra, deadline)
+        certifier.discrepancy(extra, deadline)
+
+    def work(deadline):
+        plan = Schedule(PLANS["per-class path"], deadline)
+        audit(budgets[-1], plan.step("largest"))
+        for budget in budgets:
+            audit(budget, plan.step("steps"))
+
+    def path_steps():
+        readings = [session.reading(budget) for budget in budgets]
+        ambiguity = monotone([r.ambiguity for r in readings])
+        discrepancy = monotone([r.discrepancy for r in readings])
+        return [
+            PathStep(float(common), eps, None, budget, amb, dis)
+            for (common, eps), budget, amb, dis in zip(
+                steps, budgets, ambiguity, discrepancy, strict=True
+            )
+        ]
+
+    session.accounts.spend(
+        ("path", budgets[-1], step, None),
+        limit,
+        per_mip,
+        work,
+        settled=lambda: all(
+            s.ambiguity.certified and s.discrepancy.certified for s in path_steps()
+        ),
+    )
+    return path_steps()
 
 
 def monotone(bands):

@@ -180,7 +180,7 @@ class MulticlassSession:
             extra = float(np.floor(extra + TOLERANCE))
         return self.certifier.baseline_errors + extra
 
-    def _extra(self, budget):
+    def extra(self, budget):
         """What the certifier takes of a budget: the extra errors over the
         baseline's, or the per-label ceilings as they are."""
         if isinstance(budget, LabelCeilings):
@@ -196,7 +196,7 @@ class MulticlassSession:
                 return
             with watching():
                 certifier = self.certifier
-                extra = self._extra(budget)
+                extra = self.extra(budget)
                 skip = () if self.groups else ("groups",)
                 plan = Schedule(PLANS["K-class audit"], deadline, skip=skip)
                 certifier.ambiguity(extra, plan.step("ambiguity"))
@@ -257,7 +257,7 @@ class MulticlassSession:
             canonical, axis=0, return_index=True, return_inverse=True
         )
         inverse = inverse.ravel()
-        extra = self._extra(budget)
+        extra = self.extra(budget)
         reachable, open_ = label_sets(
             self.certifier,
             self.label_proofs,
@@ -285,7 +285,7 @@ class MulticlassSession:
         :class:`Reading`, no solver time): every verified model and proof,
         whichever request found it."""
         certifier, problem = self.certifier, self.problem
-        extra = self._extra(budget)
+        extra = self.extra(budget)
         flippable, unflippable, most, most_upper = certifier.known(extra)
         weight, total = problem.pattern_weight, problem.total_weight
         return Reading(
@@ -308,7 +308,7 @@ class MulticlassSession:
             None, self.problem.total_weight, reading.ambiguity, reading.discrepancy
         )
         certifier = self.certifier
-        extra = self._extra(budget)
+        extra = self.extra(budget)
         groups = []
         for label, weights in self.groups.items():
             flippable, unflippable, most, upper = certifier.known(
@@ -345,7 +345,7 @@ class MulticlassSession:
             unambiguous (a limit stopped its audit).
         """
         certifier, problem = self.certifier, self.problem
-        extra = self._extra(budget)
+        extra = self.extra(budget)
         flippable, unflippable, _, _ = certifier.known(extra)
         found = np.zeros((problem.n_patterns, problem.n_classes), dtype=bool)
         found[np.arange(problem.n_patterns), certifier.baseline_labels] = True
@@ -373,7 +373,7 @@ class MulticlassSession:
         contestable nor undecided.
         """
         certifier = self.certifier
-        extra = self._extra(budget)
+        extra = self.extra(budget)
         witness, errors, unflippable = certifier.flips(extra)
         contestable = np.array([model is not None for model in witness])
         errors = np.where(np.isfinite(errors), errors, np.nan)
@@ -391,7 +391,7 @@ class MulticlassSession:
         pattern = int(self.problem.inverse[int(row)])
         if pattern < 0:
             return None
-        extra = self._extra(budget)
+        extra = self.extra(budget)
         witness, _, _ = self.certifier.flips(extra)
         return self.found_model(witness[pattern])
 
@@ -409,7 +409,7 @@ class MulticlassSession:
         """What the audit of ``budget`` knows now (a running audit's
         progress): the total weight, the weight of people proven flippable
         and proven unflippable, and the most disagreement found."""
-        extra = self._extra(budget)
+        extra = self.extra(budget)
         flippable, unflippable, disagreement, _ = self.certifier.known(extra)
         weight = self.problem.pattern_weight
         return {

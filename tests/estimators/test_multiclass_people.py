@@ -237,5 +237,28 @@ def test_per_label_tolerances_need_every_known_label():
         auditor.ambiguity({0: 0.1, 1: 0.1, 7: 0.1})
     with pytest.raises(ValueError, match="no tolerance for class"):
         auditor.ambiguity({0: 0.1, 1: 0.1})
-    with pytest.raises(ValueError, match="per-class tolerances"):
-        auditor.path({0: 0.1, 1: 0.1, 2: 0.1})
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_per_label_path_equals_enumeration(seed):
+    X, y, truth, _ = audited(seed)
+    auditor = MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(X, y)
+    baseline = _pattern_baseline(auditor, X, truth)
+    label_weight = truth.counts.sum(axis=0)
+    path = auditor.path({0: 0.25, 1: 0.5, 2: 0.0}, step=0.25)
+    np.testing.assert_allclose(path["epsilon"], [0.0, 0.25, 0.5])
+    np.testing.assert_allclose(path["epsilon_1"], [0.0, 0.25, 0.5])
+    np.testing.assert_allclose(path["epsilon_0"], [0.0, 0.25, 0.25])
+    assert path["certified"].all()
+    for _, step in path.iterrows():
+        rates = np.array([step["epsilon_0"], step["epsilon_1"], step["epsilon_2"]])
+        extra = np.floor(rates * label_weight + 1e-9)
+        np.testing.assert_allclose(
+            [step["budget_0"], step["budget_1"], step["budget_2"]],
+            truth.label_errors(baseline) + extra,
+        )
+        S = truth.level_set(baseline, extra)
+        ambiguity = truth.weight[(S != baseline).any(axis=0)].sum() / truth.total
+        discrepancy = ((S != baseline) @ truth.weight).max(initial=0) / truth.total
+        assert step["ambiguity"] == pytest.approx(ambiguity)
+        assert step["discrepancy"] == pytest.approx(discrepancy)
