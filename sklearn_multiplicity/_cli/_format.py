@@ -42,8 +42,10 @@ def unwrap(estimator):
     return estimator.estimator if isinstance(estimator, FrozenEstimator) else estimator
 
 
-def linear_part(estimator, default_names):
-    """``(names, coef, intercept)`` of a linear model or a Pipeline ending in one."""
+def final_linear(estimator, default_names):
+    """``(names, linear)``: the linear model of ``estimator`` (itself, or the
+    last step of its Pipeline) and the names of its input columns (``None``
+    when the Pipeline's steps do not name them)."""
     estimator = unwrap(estimator)
     names = list(default_names)
     if isinstance(estimator, Pipeline):
@@ -52,10 +54,37 @@ def linear_part(estimator, default_names):
         except (AttributeError, ValueError, TypeError):
             names = None
         estimator = estimator[-1]
+    return names, estimator
+
+
+def column_names(names, n_columns):
+    """``names`` if there is one per column, else ``x0, x1, ...``."""
+    if names is None or len(names) != n_columns:
+        return [f"x{j}" for j in range(n_columns)]
+    return names
+
+
+def linear_part(estimator, default_names):
+    """``(names, coef, intercept)`` of a linear model or a Pipeline ending in one."""
+    names, estimator = final_linear(estimator, default_names)
     coef = np.asarray(estimator.coef_, dtype=float).ravel()
-    if names is None or len(names) != coef.size:
-        names = [f"x{j}" for j in range(coef.size)]
-    return names, coef, float(np.ravel(estimator.intercept_)[0])
+    return (
+        column_names(names, coef.size),
+        coef,
+        float(np.ravel(estimator.intercept_)[0]),
+    )
+
+
+def dataset_record(X, y, classes, dataset):
+    """The report's description of the data: feature names, ``dataset`` (what
+    the command line read), the number of rows and the classes."""
+    return {
+        "source": "data",
+        "feature_names": [str(c) for c in X.columns],
+        **(dataset or {}),
+        "n_rows": int(len(y)),
+        "classes": [plain(c) for c in classes],
+    }
 
 
 def versions():

@@ -11,7 +11,7 @@ from .. import MultiplicityAuditor
 from .._core._validation import PerClassEpsilon, check_tolerance
 from .._engine import PLANS, Deadline, capped, run_plan
 from .._exceptions import CertificationWarning
-from ._format import plain, unwrap
+from ._format import dataset_record, plain, unwrap
 from ._multiclass_report import MulticlassReport
 
 
@@ -170,13 +170,7 @@ def run_multiclass_audit(
         frame=reading["frame"],
         y=np.asarray(y),
         groups=None if groups is None else np.asarray(groups),
-        dataset={
-            "source": "data",
-            "feature_names": [str(c) for c in X.columns],
-            **(dataset or {}),
-            "n_rows": int(len(y)),
-            "classes": [plain(c) for c in auditor.classes_],
-        },
+        dataset=dataset_record(X, y, auditor.classes_, dataset),
         settings={
             "epsilon": epsilon,
             "max_epsilon": _path_end(epsilon, max_epsilon),

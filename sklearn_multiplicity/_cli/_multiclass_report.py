@@ -14,7 +14,17 @@ from .._core import certified as is_certified
 from .._core._validation import PerClassEpsilon
 from .._frame import MultiplicityFrame
 from ._decisions import abstention, decisions
-from ._format import CERTIFIED, MEASURES, plain, records, status_label, unwrap, versions
+from ._format import (
+    CERTIFIED,
+    MEASURES,
+    column_names,
+    final_linear,
+    plain,
+    records,
+    status_label,
+    unwrap,
+    versions,
+)
 from ._html import write_plots
 from ._mip_log import summarize_mip_log
 from ._multiclass_text import render_multiclass_html, summary_text
@@ -349,18 +359,9 @@ class MulticlassReport:
 def _linear_parts(estimator, default_names):
     """``(names, coef, intercept)`` of a K-class linear model or a Pipeline
     ending in one: ``coef`` of shape (K, n_names), ``intercept`` (K,)."""
-    estimator = unwrap(estimator)
-    names = list(default_names)
-    if isinstance(estimator, Pipeline):
-        try:
-            names = list(estimator[:-1].get_feature_names_out(names))
-        except (AttributeError, ValueError, TypeError):
-            names = None
-        estimator = estimator[-1]
+    names, estimator = final_linear(estimator, default_names)
     coef = np.atleast_2d(np.asarray(estimator.coef_, dtype=float))
     intercept = np.broadcast_to(
         np.asarray(estimator.intercept_, dtype=float), coef.shape[:1]
     )
-    if names is None or len(names) != coef.shape[1]:
-        names = [f"x{j}" for j in range(coef.shape[1])]
-    return names, coef, intercept
+    return column_names(names, coef.shape[1]), coef, intercept

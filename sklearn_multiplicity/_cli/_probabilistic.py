@@ -14,7 +14,7 @@ from sklearn.preprocessing import StandardScaler
 
 from .._engine import Deadline, capped
 from .._probabilistic import ProbabilisticAuditor
-from ._format import linear_part, plain, records, versions
+from ._format import dataset_record, linear_part, plain, records, versions
 from ._html import STYLE, html_table, img_tag, kv_table
 
 MEASURES = ("ambiguity", "discrepancy")
@@ -95,13 +95,7 @@ def run_probabilistic_audit(
         bounds=bounds,
         y=np.asarray(y),
         groups=None if groups is None else np.asarray(groups),
-        dataset={
-            "source": "data",
-            "feature_names": [str(c) for c in X.columns],
-            **(dataset or {}),
-            "n_rows": int(len(y)),
-            "classes": [plain(c) for c in auditor.classes_],
-        },
+        dataset=dataset_record(X, y, auditor.classes_, dataset),
         timings=timings,
     )
 

@@ -13,7 +13,7 @@ from .._core._validation import PerClassEpsilon, check_tolerance
 from .._engine import PLANS, Deadline, capped, run_plan
 from .._epsilon import suggest_epsilon
 from .._sampling import SamplingAuditor
-from ._format import MEASURES, plain, unwrap
+from ._format import MEASURES, dataset_record, plain, unwrap
 from ._report import AuditReport
 
 
@@ -189,13 +189,7 @@ def run_audit(
         frame=frame,
         y=np.asarray(y),
         groups=None if groups is None else np.asarray(groups),
-        dataset={
-            "source": "data",
-            "feature_names": [str(c) for c in X.columns],
-            **(dataset or {}),
-            "n_rows": int(len(y)),
-            "classes": [plain(c) for c in auditor.classes_],
-        },
+        dataset=dataset_record(X, y, auditor.classes_, dataset),
         settings={
             "epsilon": epsilon,
             "max_epsilon": top,
