@@ -171,8 +171,10 @@ def _common_options(sub, *, epsilon_help, default_out):
         type=_fraction,
         default=None,
         help="end of the plotted path (default: the epsilon); LABEL=EPS,"
-        "LABEL=EPS when the epsilon is per class (two labels; the path of "
-        "3 to 20 labels takes one number)",
+        "LABEL=EPS when the epsilon is per class (each class's or label's "
+        "tolerance grows in equal steps, capped at its own); with 3 to 20 "
+        "labels, one number beside a per-label epsilon ends the path of one "
+        "overall tolerance",
     )
     sub.add_argument(
         "--time-limit",
@@ -287,8 +289,10 @@ def build_parser():
         "set (default; with --estimator logistic, the probabilistic audit of "
         "the same model comes beside it); probabilistic: certified viable "
         "prediction ranges of a standardised logistic regression over its "
-        "log-loss level set (--epsilon in nats of mean log-loss); both: the "
-        "two audits of one logistic regression in one report",
+        "log-loss level set (--epsilon in nats of mean log-loss; with 3 to "
+        "20 labels, a multinomial one and the labels it can give each "
+        "person); both: the two audits of one logistic regression in one "
+        "report",
     )
     audit.add_argument(
         "--log-loss-epsilon",
@@ -302,7 +306,8 @@ def build_parser():
         "--threshold",
         type=_threshold,
         default=0.5,
-        help="decision threshold of --measure probabilistic (default 0.5)",
+        help="decision threshold of --measure probabilistic (default 0.5; "
+        "two labels: with 3 to 20 a decision is the most probable label)",
     )
     audit.add_argument(
         "--binarize",

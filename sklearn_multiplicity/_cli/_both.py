@@ -6,7 +6,9 @@ audit counts the decisions that models within ``--epsilon`` of the class's
 best 0-1 error would change; the probabilistic audit bounds how far the
 predicted probabilities of the models within ``--log-loss-epsilon`` nats of
 the best mean log-loss can move. The report leads with whichever is
-certified.
+certified. A target of 3 to 20 labels gets the K-class 0-1 audit and the
+probabilistic audit of the same multinomial model, whose decisions are the
+most probable labels.
 """
 
 import dataclasses
@@ -14,7 +16,6 @@ import json
 from pathlib import Path
 
 from .._engine import PLANS, Deadline, capped, run_plan
-from ._html import html_table, img_tag
 
 #: One sentence on how the two questions differ, for every output.
 DIFFERENCE = (
@@ -23,6 +24,14 @@ DIFFERENCE = (
     "error rate would change; the probabilistic audit bounds how far the "
     "predicted probabilities of models within eps nats of the best mean "
     "log-loss can move, and which decisions at the threshold they change."
+)
+#: The same sentence for a target of 3 to 20 labels.
+LABELS_DIFFERENCE = (
+    "The two audits ask different questions of the same multinomial logistic "
+    "model: the 0-1 audit counts the labels that models within eps of the "
+    "class's best error rate would change; the probabilistic audit bounds how "
+    "far the predicted probabilities of models within eps nats of the best "
+    "mean log-loss can move, and which labels (the most probable) they give."
 )
 
 
@@ -67,8 +76,10 @@ class BothReport:
 
     Attributes
     ----------
-    decisions : AuditReport
-    probabilistic : ProbabilisticReport
+    decisions : AuditReport or MulticlassReport
+        The 0-1 audit (two labels, or 3 to 20).
+    probabilistic : ProbabilisticReport or LabelProbabilisticReport
+        The probabilistic audit of the same model.
     """
 
     decisions: object
@@ -81,12 +92,15 @@ class BothReport:
 
     @property
     def probabilistic_certified(self):
-        """Whether the probabilistic audit's ranges and ambiguity are
-        certified (its discrepancy, a non-convex question, may stay a band)."""
-        lower, upper = self.probabilistic.bounds["ambiguity"]
-        return bool(self.probabilistic.ranges["certified"].all()) and (
-            upper - lower <= 1e-12
-        )
+        """Whether the probabilistic audit's decisions are certified: its
+        ranges (two labels) or every person's labels (K labels), and its
+        ambiguity (its discrepancy, a non-convex question, may stay a band)."""
+        return self.probabilistic.decisions_certified
+
+    @property
+    def difference(self):
+        """How the two audits' questions differ, in one sentence."""
+        return LABELS_DIFFERENCE if self.probabilistic.multinomial else DIFFERENCE
 
     def lead(self):
         """``"probabilistic"`` when only it is certified, else ``"decisions"``."""
@@ -97,9 +111,10 @@ class BothReport:
     def summary(self):
         """The assessment, then both summaries, the certified one first, and
         how the two questions differ."""
-        assessment = self.decisions.auditor.assessment_.text()
+        found = self.decisions.auditor.assessment_  # None for K labels
+        assessment = "" if found is None else found.text()
         decisions = self.decisions.summary()
-        if decisions.startswith(assessment):  # said once, at the top
+        if assessment and decisions.startswith(assessment):  # said once, at the top
             decisions = decisions[len(assessment) :].lstrip("\n")
         texts = {
             "decisions": decisions,
@@ -116,13 +131,13 @@ class BothReport:
         }
         head = (
             f"Both level sets of one logistic model: the 0-1 audit "
-            f"({status['decisions']}) and the probabilistic audit (ranges and "
-            f"ambiguity: {status['probabilistic']}); the {first} audit comes "
-            "first.\n" + DIFFERENCE
+            f"({status['decisions']}) and the probabilistic audit "
+            f"({self.probabilistic.settles}: {status['probabilistic']}); the "
+            f"{first} audit comes first.\n" + self.difference
         )
         rule = "\n" + "-" * 72 + "\n"
         return (
-            "\n".join([assessment, "", head])
+            "\n".join([assessment, "", head] if assessment else [head])
             + rule
             + texts[first]
             + rule
@@ -134,13 +149,14 @@ class BothReport:
         data = self.decisions.to_dict()
         data["probabilistic"] = self.probabilistic.to_dict()
         data["lead"] = self.lead()
-        data["difference"] = DIFFERENCE
+        data["difference"] = self.difference
         return data
 
     def write(self, out):
         """Write the 0-1 report's files, ``probabilistic_people.csv``,
-        ``probabilistic_models.csv`` and ``ranges.png`` (with matplotlib);
-        ``report.json`` and ``report.html`` hold both audits."""
+        ``probabilistic_models.csv`` and the probabilistic plot
+        (``ranges.png``, or ``label_ranges.png`` for K labels; with
+        matplotlib); ``report.json`` and ``report.html`` hold both audits."""
         out = Path(out)
         written = self.decisions.write(out)
         prob = self.probabilistic
@@ -158,27 +174,24 @@ class BothReport:
 
     def _with_section(self, page, image):
         """``page`` (the 0-1 report's HTML) with the probabilistic section,
-        first when it leads."""
+        first when it leads (after the assessment, or the title without
+        one)."""
         import html
 
-        prob = self.probabilistic
-        a = prob.auditor
         section = "\n".join(
             [
                 '<section id="probabilistic">',
                 "<h2>Probabilistic audit of the same model</h2>",
-                f"<p>{html.escape(DIFFERENCE)}</p>",
-                f"<p>Level set: {html.escape(a.level_set_)} (eps {a.epsilon:g} "
-                "nats of mean log-loss).</p>",
-                html_table(prob.measures()),
-                img_tag(image) if image is not None else "",
-                "<p>Per-person ranges: <code>probabilistic_people.csv</code>.</p>",
+                f"<p>{html.escape(self.difference)}</p>",
+                self.probabilistic.html_section(image),
                 "</section>",
             ]
         )
         if self.lead() == "decisions":
             at = page.index("</body>")
-        else:  # after the assessment, which tops the page
+        elif '<section id="assessment">' in page:  # it tops the page
             top = page.index('<section id="assessment">')
             at = page.index("</section>", top) + len("</section>")
+        else:
+            at = page.index("</h1>") + len("</h1>")
         return page[:at] + section + page[at:]

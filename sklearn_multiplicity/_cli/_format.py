@@ -75,6 +75,17 @@ def linear_part(estimator, default_names):
     )
 
 
+def linear_parts(estimator, default_names):
+    """``(names, coef, intercept)`` of a K-label linear model or a Pipeline
+    ending in one: ``coef`` of shape (K, n_names), ``intercept`` (K,)."""
+    names, estimator = final_linear(estimator, default_names)
+    coef = np.atleast_2d(np.asarray(estimator.coef_, dtype=float))
+    intercept = np.broadcast_to(
+        np.asarray(estimator.intercept_, dtype=float), coef.shape[:1]
+    )
+    return column_names(names, coef.shape[1]), coef, intercept
+
+
 def dataset_record(X, y, classes, dataset):
     """The report's description of the data: feature names, ``dataset`` (what
     the command line read), the number of rows and the classes."""

@@ -147,27 +147,26 @@ def _audit(args):
 
 
 def _run_multiclass(args, X, y, groups, dataset):
-    """The K-class exact audit of a target of 3 to 20 labels."""
-    from ._multiclass import run_multiclass_audit
-
+    """The audits of a target of 3 to 20 labels: the K-class exact (0-1)
+    audit, the probabilistic audit of a multinomial logistic regression, or
+    both of one logistic regression."""
     n_labels = pd.Series(y).nunique()
-    if args.measure != "decisions":
-        raise ValueError(
-            f"--measure {args.measure} is for two labels; a target of "
-            f"{n_labels} labels gets the K-class decisions audit "
-            "(--measure decisions)"
-        )
     if _constraints(args, groups):
         raise ValueError(
             "the constraints (--max-nonzero, --sign, --rate-gap) are for two "
             f"labels; a target of {n_labels} labels is audited without them"
         )
-    if args.estimator == "logistic":
-        _diagnostic(
-            "note: the probabilistic audit beside a logistic baseline is for "
-            f"two labels; the target's {n_labels} labels get the 0-1 audit of "
-            "the logistic regression"
-        )
+    if args.measure == "probabilistic":
+        return _run_probabilistic(args, X, y, groups, dataset)
+    if args.measure == "both" or args.estimator == "logistic":
+        return _run_both(args, X, y, groups, dataset)
+    return _run_k_class(args, X, y, groups, dataset)
+
+
+def _run_k_class(args, X, y, groups, dataset):
+    """The K-class exact (0-1) audit."""
+    from ._multiclass import run_multiclass_audit
+
     if args.n_models != 100:
         _diagnostic("note: the sampled estimate is for two labels; --n-models ignored")
     return run_multiclass_audit(
@@ -191,6 +190,7 @@ def _run_both(args, X, y, groups, dataset):
     """The 0-1 audit of a logistic regression and, beside it, the
     probabilistic audit of the same model (``--log-loss-epsilon`` nats)."""
     from ._both import run_both
+    from ._label_probabilistic import run_label_probabilistic_audit
     from ._probabilistic import run_probabilistic_audit
 
     if args.log_loss_epsilon < 0:
@@ -198,29 +198,39 @@ def _run_both(args, X, y, groups, dataset):
             f"--log-loss-epsilon must be >= 0 nats, got {args.log_loss_epsilon}"
         )
     args.estimator = "logistic"
-
-    def probabilistic():
-        return run_probabilistic_audit(
-            X,
-            y,
-            estimator=_estimator("logistic"),
-            epsilon=args.log_loss_epsilon,
-            threshold=args.threshold,
-            groups=groups,
-            n_jobs=args.n_jobs,
-            random_state=args.random_state,
-            verbose=0 if args.quiet else 1,
-            dataset=dataset,
+    common = {
+        "estimator": _estimator("logistic"),
+        "epsilon": args.log_loss_epsilon,
+        "groups": groups,
+        "n_jobs": args.n_jobs,
+        "random_state": args.random_state,
+        "verbose": 0 if args.quiet else 1,
+        "dataset": dataset,
+    }
+    if pd.Series(y).nunique() > 2:
+        _threshold_note(args)
+        return run_both(
+            lambda: _run_k_class(args, X, y, groups, dataset),
+            lambda: run_label_probabilistic_audit(X, y, **common),
+            args.total_time_limit,
         )
-
     return run_both(
         lambda: _run(args, X, y, groups, dataset),
-        probabilistic,
+        lambda: run_probabilistic_audit(X, y, threshold=args.threshold, **common),
         args.total_time_limit,
     )
 
 
+def _threshold_note(args):
+    if args.threshold != 0.5:
+        _diagnostic(
+            "note: --threshold is for two labels (with more, a decision is "
+            "the most probable label); ignored"
+        )
+
+
 def _run_probabilistic(args, X, y, groups, dataset):
+    from ._label_probabilistic import run_label_probabilistic_audit
     from ._probabilistic import run_probabilistic_audit
 
     if _constraints(args, groups):
@@ -258,18 +268,19 @@ def _run_probabilistic(args, X, y, groups, dataset):
             f"note: --measure probabilistic has no MIPs, path or sampled pool "
             f"(--total-time-limit bounds it); {', '.join(unused)} ignored"
         )
-    return run_probabilistic_audit(
-        X,
-        y,
-        epsilon=args.epsilon,
-        threshold=args.threshold,
-        groups=groups,
-        n_jobs=args.n_jobs,
-        total_time_limit=args.total_time_limit,
-        random_state=args.random_state,
-        verbose=0 if args.quiet else 1,
-        dataset=dataset,
-    )
+    common = {
+        "epsilon": args.epsilon,
+        "groups": groups,
+        "n_jobs": args.n_jobs,
+        "total_time_limit": args.total_time_limit,
+        "random_state": args.random_state,
+        "verbose": 0 if args.quiet else 1,
+        "dataset": dataset,
+    }
+    if pd.Series(y).nunique() > 2:
+        _threshold_note(args)
+        return run_label_probabilistic_audit(X, y, **common)
+    return run_probabilistic_audit(X, y, threshold=args.threshold, **common)
 
 
 def _demo(args):

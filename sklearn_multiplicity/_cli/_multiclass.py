@@ -65,10 +65,13 @@ def run_multiclass_audit(
         line.
     groups : array-like of shape (n_samples,), default=None
         The group of every row, for the by-group table.
-    max_epsilon : float or None, default=None
-        End of the path (at least ``epsilon``; default ``epsilon``). The
-        K-class path takes one tolerance: with per-label tolerances it is
-        drawn only when ``max_epsilon`` is given.
+    max_epsilon : float, dict or None, default=None
+        End of the path (default ``epsilon``), at least ``epsilon``. One
+        tolerance per label (``{label: eps}``, keys as for ``epsilon``) goes
+        with per-label ``epsilon``: every label's tolerance grows in equal
+        steps, each capped at its own maximum (at least its ``epsilon``). A
+        number is the end of the path of one overall tolerance (the share of
+        all rows), beside per-label ``epsilon`` too.
     time_limit : float or None, default=60.0
         Seconds per MIP.
     total_time_limit : float or None, default=None
@@ -93,14 +96,10 @@ def run_multiclass_audit(
             "binary error); give a K-label target a number or LABEL=EPS for "
             "every label"
         )
-    if isinstance(max_epsilon, dict):
-        raise ValueError(
-            "the K-class path takes one tolerance: give --max-epsilon as one "
-            "number in [0, 1]"
-        )
     deadline = Deadline(total_time_limit)
     classes = np.unique(np.asarray(y))
     epsilon = check_tolerance(_label_keys(epsilon, classes), classes, "epsilon")
+    top = path_end(epsilon, max_epsilon, classes)  # checked before any solver
     auditor = MultiplicityAuditor(
         estimator,
         epsilon=_as_param(epsilon),
@@ -131,12 +130,8 @@ def run_multiclass_audit(
         )
 
     def along_path(deadline):
-        top = _path_end(epsilon, max_epsilon)
-        done["path"] = (
-            None
-            if top is None
-            else stages.run("path", lambda: auditor.path(top), deadline)
-        )
+        path = stages.run("path", lambda: auditor.path(top), deadline)
+        done["path"] = _with_total_budget(path, auditor.classes_)
 
     steps = {"fit": fit, "measures": measures, "people": people}
     steps["path"] = along_path
@@ -173,7 +168,7 @@ def run_multiclass_audit(
         dataset=dataset_record(X, y, auditor.classes_, dataset),
         settings={
             "epsilon": epsilon,
-            "max_epsilon": _path_end(epsilon, max_epsilon),
+            "max_epsilon": top,
             "estimator": type(unwrap(auditor.estimator_)).__name__,
             "time_limit": time_limit,
             "total_time_limit": total_time_limit,
@@ -183,6 +178,17 @@ def run_multiclass_audit(
         timings=timings,
         abstain=abstain,
     )
+
+
+def _with_total_budget(path, classes):
+    """A per-label path with ``budget``, the most errors in all (the sum of
+    its ``budget_<label>`` columns), after them, as the scalar path has it."""
+    columns = [f"budget_{c}" for c in classes]
+    if "budget" in path or not set(columns) <= set(path.columns):
+        return path
+    at = path.columns.get_loc(columns[-1]) + 1
+    path.insert(at, "budget", path[columns].sum(axis=1))
+    return path
 
 
 def _label_keys(eps, classes):
@@ -202,10 +208,43 @@ def _as_param(epsilon):
     return epsilon
 
 
-def _path_end(epsilon, max_epsilon):
-    """The end of the path: ``max_epsilon``, at least a scalar ``epsilon``;
-    ``None`` (no path) for per-label tolerances without ``max_epsilon``."""
+def path_end(epsilon, max_epsilon, classes):
+    """The end of the path of a K-label audit, checked.
+
+    Parameters
+    ----------
+    epsilon : float or PerClassEpsilon
+        The checked tolerance of the audit.
+    max_epsilon : float, dict or None
+        The end asked for (``None``: ``epsilon``); a dict's keys may be the
+        labels' text.
+    classes : ndarray
+        The labels, sorted.
+
+    Returns
+    -------
+    float or PerClassEpsilon
+        ``max_epsilon``, at least a scalar ``epsilon``; per label, each
+        label's at least its ``epsilon``. A number beside per-label
+        ``epsilon`` is the end of the path of one overall tolerance.
+
+    Raises
+    ------
+    ValueError
+        When ``max_epsilon`` is per label and ``epsilon`` is one number, or
+        names labels that are not the target's.
+    """
     if max_epsilon is None:
-        return None if isinstance(epsilon, PerClassEpsilon) else epsilon
-    top = check_tolerance(max_epsilon, (), "max_epsilon")
-    return top if isinstance(epsilon, PerClassEpsilon) else max(top, epsilon)
+        return epsilon
+    top = check_tolerance(_label_keys(max_epsilon, classes), classes, "max_epsilon")
+    if not isinstance(top, PerClassEpsilon):
+        return top if isinstance(epsilon, PerClassEpsilon) else max(top, epsilon)
+    if not isinstance(epsilon, PerClassEpsilon):
+        raise ValueError(
+            "a per-label --max-epsilon (LABEL=EPS,...) is the end of the path "
+            "of per-label tolerances: give --epsilon per label too, or "
+            "--max-epsilon as one number"
+        )
+    return PerClassEpsilon(
+        *(max(a, b) for a, b in zip(top, epsilon, strict=True)), top.labels
+    )

@@ -17,8 +17,7 @@ from ._decisions import abstention, decisions
 from ._format import (
     CERTIFIED,
     MEASURES,
-    column_names,
-    final_linear,
+    linear_parts,
     plain,
     records,
     status_label,
@@ -36,7 +35,6 @@ BINARY_ONLY = {
     "sampled estimate": "the pool of logistic regressions is binary",
     "coefficient ranges": "the auditor computes them for two labels",
     "constraints": "the constrained classes are binary",
-    "probabilistic audit": "viable prediction ranges are of one probability",
 }
 
 
@@ -206,7 +204,7 @@ class MulticlassReport:
             found["discrepancy"] = (model, last.n_errors_, last.source)
         rows = {}
         for name, (estimator, errors, source) in found.items():
-            feats, coef, intercept = _linear_parts(estimator, names)
+            feats, coef, intercept = linear_parts(estimator, names)
             for k, label in enumerate(a.classes_):
                 rows[(name, plain(label))] = {
                     **dict(zip(feats, coef[k], strict=True)),
@@ -354,14 +352,3 @@ class MulticlassReport:
         (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
         (out / "report.html").write_text(render_multiclass_html(self, report, images))
         return [*written, out / "report.json", out / "report.html"]
-
-
-def _linear_parts(estimator, default_names):
-    """``(names, coef, intercept)`` of a K-class linear model or a Pipeline
-    ending in one: ``coef`` of shape (K, n_names), ``intercept`` (K,)."""
-    names, estimator = final_linear(estimator, default_names)
-    coef = np.atleast_2d(np.asarray(estimator.coef_, dtype=float))
-    intercept = np.broadcast_to(
-        np.asarray(estimator.intercept_, dtype=float), coef.shape[:1]
-    )
-    return column_names(names, coef.shape[1]), coef, intercept

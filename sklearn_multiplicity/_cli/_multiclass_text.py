@@ -4,19 +4,22 @@ and the HTML page."""
 import html
 
 from .._core import certified as is_certified
+from .._core._validation import PerClassEpsilon
 from ._decisions import abstention_line
 from ._format import MEASURES, budget_words, compact, plain, status_label, unwrap
 from ._html import STYLE, closing_sections, html_table, img_tag, kv_table
 
 
+def _pairs(epsilon):
+    return ", ".join(
+        f"{plain(k)!r}: {v:g}" for k, v in zip(epsilon.labels, epsilon, strict=True)
+    )
+
+
 def _tolerance_words(report):
     if not report.per_label:
         return f"eps = {report.epsilon:.4g}"
-    pairs = ", ".join(
-        f"{plain(k)!r}: {v:g}"
-        for k, v in zip(report.epsilon.labels, report.epsilon, strict=True)
-    )
-    return f"eps = {{{pairs}}} per label"
+    return f"eps = {{{_pairs(report.epsilon)}}} per label"
 
 
 def level_set_line(report):
@@ -64,13 +67,30 @@ def _in_words(name, lower, upper, n, budget):
 def _path_line(report):
     path = report.path
     if path is None:
+        return "Path: none"
+    where = "(report.json, report.html, path.png)"
+    top = report.settings["max_epsilon"]
+    if isinstance(top, PerClassEpsilon):
         return (
-            "Path: none (the K-class path takes one tolerance; with per-label "
-            "tolerances, --max-epsilon EPS draws it)"
+            f"Path: {len(path)} steps of the per-label tolerances, each label's "
+            f"growing by the same step up to {{{_pairs(top)}}} (each capped at "
+            f"its own) {where}"
         )
     return (
         f"Path: {len(path)} tolerances from eps = {path['epsilon'].min():.4g} "
-        f"to {path['epsilon'].max():.4g} (report.json, report.html, path.png)"
+        f"to {path['epsilon'].max():.4g} {where}"
+    )
+
+
+def path_words(report):
+    """What the path's columns are, in one sentence (per-label paths)."""
+    if not isinstance(report.settings["max_epsilon"], PerClassEpsilon):
+        return "One row per tolerance: its extra errors and budget, both measures."
+    return (
+        "Each step grows every label's tolerance by the same amount, capped at "
+        "its own maximum: epsilon is the step's common rate, epsilon_LABEL each "
+        "label's tolerance, budget_LABEL the most errors on its rows and "
+        "budget their sum."
     )
 
 
@@ -78,7 +98,7 @@ def binary_only_line():
     """What stays for two labels, in one line."""
     return (
         "For two labels only: --epsilon auto, the sampled estimate, "
-        "coefficient ranges, constraints and the probabilistic audit."
+        "coefficient ranges and constraints."
     )
 
 
@@ -197,6 +217,7 @@ def render_multiclass_html(report, data, images):
             parts.append(img_tag(images["path"]))
         else:
             parts.append("<p>Plots skipped: matplotlib is not installed.</p>")
+        parts.append(f"<p>{esc(path_words(report))}</p>")
         parts.append(html_table(report.path, index=False))
     groups = report.group_table()
     if groups is not None:

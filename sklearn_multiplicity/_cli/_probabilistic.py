@@ -130,10 +130,39 @@ class ProbabilisticReport:
     dataset: dict
     timings: dict
 
+    #: A decision is the probability against the threshold (read by the
+    #: report beside a 0-1 audit).
+    multinomial = False
+    #: What must be certified for this audit to lead the report beside a
+    #: 0-1 audit.
+    settles = "ranges and ambiguity"
+
     @property
     def certified(self):
         """Whether every range and both measures are pinned."""
         return not self._unpinned()
+
+    @property
+    def decisions_certified(self):
+        """Whether every range and the ambiguity are pinned (the
+        discrepancy, a non-convex question, may stay a band)."""
+        lower, upper = self.bounds["ambiguity"]
+        return bool(self.ranges["certified"].all()) and _pinned(lower, upper)
+
+    def html_section(self, image):
+        """The audit as HTML, for the report beside a 0-1 audit."""
+        import html
+
+        a = self.auditor
+        return "\n".join(
+            [
+                f"<p>Level set: {html.escape(a.level_set_)} (eps {a.epsilon:g} "
+                "nats of mean log-loss).</p>",
+                html_table(self.measures()),
+                img_tag(image) if image is not None else "",
+                "<p>Per-person ranges: <code>probabilistic_people.csv</code>.</p>",
+            ]
+        )
 
     def _unpinned(self):
         """What is not pinned, in words: the ranges, then each measure."""
@@ -287,19 +316,7 @@ class ProbabilisticReport:
         -------
         list of pathlib.Path
         """
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        self.people().to_csv(out / "people.csv")
-        models = self.models()
-        models.to_csv(out / "models.csv")
-        written = [out / "people.csv", out / "models.csv"]
-        image = self.write_plot(out)
-        written += [] if image is None else [image]
-        data = self.to_dict()
-        data["files"] = [p.name for p in written] + ["report.json", "report.html"]
-        (out / "report.json").write_text(json.dumps(data, indent=2) + "\n")
-        (out / "report.html").write_text(self._html(data, image, models))
-        return [*written, out / "report.json", out / "report.html"]
+        return write_report_files(self, out, self._html)
 
     def write_plot(self, out):
         """Write ``ranges.png`` to ``out``; its path, or None without matplotlib."""
@@ -345,3 +362,27 @@ class ProbabilisticReport:
             "</body></html>",
         ]
         return "\n".join(parts) + "\n"
+
+
+def write_report_files(report, out, html):
+    """Write a probabilistic ``report``'s ``people.csv``, ``models.csv``,
+    plot, ``report.json`` and ``report.html`` (``html(data, image, models)``)
+    to ``out``.
+
+    Returns
+    -------
+    list of pathlib.Path
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    report.people().to_csv(out / "people.csv")
+    models = report.models()
+    models.to_csv(out / "models.csv")
+    written = [out / "people.csv", out / "models.csv"]
+    image = report.write_plot(out)
+    written += [] if image is None else [image]
+    data = report.to_dict()
+    data["files"] = [p.name for p in written] + ["report.json", "report.html"]
+    (out / "report.json").write_text(json.dumps(data, indent=2) + "\n")
+    (out / "report.html").write_text(html(data, image, models))
+    return [*written, out / "report.json", out / "report.html"]

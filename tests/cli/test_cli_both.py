@@ -1,6 +1,7 @@
 """``audit --estimator logistic`` / ``--measure both``: the 0-1 audit and the
 probabilistic audit of the same logistic model in one report."""
 
+import dataclasses
 import json
 from types import SimpleNamespace
 
@@ -10,6 +11,7 @@ import pytest
 
 from sklearn_multiplicity._cli import main
 from sklearn_multiplicity._cli._both import DIFFERENCE, BothReport
+from sklearn_multiplicity._cli._probabilistic import run_probabilistic_audit
 
 FAST = ["--time-limit", "10", "--n-models", "20", "--quiet"]
 
@@ -76,8 +78,9 @@ def _stub(certified, text):
     return SimpleNamespace(
         auditor=SimpleNamespace(assessment_=assessment),
         open_values=lambda: [] if certified else ["ambiguity"],
-        ranges=pd.DataFrame({"certified": [True, certified]}),
-        bounds={"ambiguity": (0.2, 0.2 if certified else 0.3)},
+        decisions_certified=certified,
+        multinomial=False,
+        settles="ranges and ambiguity",
         summary=lambda: text,
     )
 
@@ -105,3 +108,25 @@ def test_the_certified_audit_leads(decisions, probabilistic, lead):
         )
     )
     assert text.index(first) < text.index(second)
+
+
+def test_the_probabilistic_decisions_are_certified_by_ranges_and_ambiguity(csv):
+    frame = pd.read_csv(csv)
+    X, y = frame[["a", "b"]], frame["outcome"].to_numpy()
+    report = run_probabilistic_audit(X, y, epsilon=0.01)
+    lower, _ = report.bounds["ambiguity"]
+    pinned = dataclasses.replace(
+        report,
+        bounds={**report.bounds, "ambiguity": (lower, lower)},
+        ranges=report.ranges.assign(certified=True),
+    )
+    assert pinned.decisions_certified
+    # A band on the discrepancy leaves the decisions certified ...
+    pinned.bounds["discrepancy"] = (0.1, 0.2)
+    assert pinned.decisions_certified
+    # ... one open range or a band on the ambiguity does not.
+    ranges = pinned.ranges.copy()
+    ranges.loc[ranges.index[0], "certified"] = False
+    assert not dataclasses.replace(pinned, ranges=ranges).decisions_certified
+    band = {**pinned.bounds, "ambiguity": (lower, lower + 0.1)}
+    assert not dataclasses.replace(pinned, bounds=band).decisions_certified

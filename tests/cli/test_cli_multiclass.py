@@ -175,9 +175,8 @@ def test_the_html_report_and_the_mip_log(csv, tmp_path, capsys):
 @pytest.mark.parametrize(
     "flags, message",
     [
-        (["--measure", "probabilistic"], "is for two labels"),
         (["--epsilon", "auto"], "--epsilon auto is for two labels"),
-        (["--max-epsilon", "low=0.1,mid=0.1,high=0.1"], "takes one tolerance"),
+        (["--max-epsilon", "low=0.1,mid=0.1,high=0.1"], "give --epsilon per label"),
         (["--sign", "a=+1"], "constraints"),
         (["--epsilon", "low=0.1,mid=0.1"], "no tolerance for class 'high'"),
         (["--epsilon", "low=0.1,mid=0.1,top=0.1"], "not class labels"),

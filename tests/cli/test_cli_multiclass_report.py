@@ -70,10 +70,14 @@ def test_per_label_tolerances_bound_each_labels_errors(csv, tmp_path, capsys):
     for i, row in enumerate(X):
         expected = {CLASSES[k] for k in truth.label_set(baseline, extra, row)}
         assert label_sets(people["labels"])[i] == expected
-    assert "per label" in text and "Path: none" in text
-    assert report["path"] is None and "path.png" not in report["files"]
+    # The path of per-label tolerances ends at them.
+    assert "per label" in text and "steps of the per-label tolerances" in text
+    last = report["path"][-1]
+    for label, eps in level_set["value"].items():
+        assert last[f"epsilon_{label}"] == pytest.approx(eps)
+        assert last[f"budget_{label}"] == level_set["budget"][label]
 
-    # --max-epsilon draws the path beside per-label tolerances.
+    # One number ends the path of one overall tolerance beside them.
     flags += ["--max-epsilon", "0.125"]
     text, report, _ = audit(capsys, path, tmp_path / "r2", *flags)
     assert [row["extra_errors"] for row in report["path"]] == [0, 1, 2]
