@@ -99,12 +99,16 @@ class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
             result = self.solvers.solve(request.mip, deadline)
         return self.settle(request, result)
 
-    def request(self, budget, *, weights=None, key="all", deadline=None, dive=True):
-        """Everything :meth:`discrepancy` does before solving its MIP.
+    def request(
+        self, budget, *, weights=None, key="all", deadline=None, plan="discrepancy"
+    ):
+        """Everything :meth:`discrepancy` does before solving its MIP, by the
+        steps of ``plan``.
 
-        ``dive=False`` skips the LP dive: a path prepares its requests on the
-        main thread while its MIPs run, where a dive's LPs (0.3 to 0.7 s each
-        on COMPAS) would take a core from them at every budget.
+        A path's plan (``"discrepancy in a path"``) leaves out the searches
+        and the LP dive: a path prepares its requests on the main thread
+        while its MIPs run, where they would take a core from them at every
+        budget, and its MIPs start from the best model of the budgets below.
 
         Returns
         -------
@@ -129,11 +133,13 @@ class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
             # Certified by what is known (a pooled model meets a relation).
             request.answer = self.settle(request, None)
             return request
-        plan = self.schedule(deadline, dive)
+        plan = self.schedule(deadline, plan)
         if "support" in plan and self._by_support(request, plan.step("support")):
             return request
         if not deadline.expired():
             self._search(request, plan)
+            if "screen" in plan:
+                self.ambiguity.screen(budget, plan.step("screen"))
         request.best, request.lower = state.best_within(budget, weights)
         request.upper = self.known_upper([budget], weights, key)[0]
         if request.upper < request.lower - TOLERANCE:
@@ -160,22 +166,22 @@ class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
                 request.answer = self.settle(request, None)
         return request
 
-    def schedule(self, deadline, dive=True):
-        """The steps of one request by the plan ``"discrepancy"``, without
-        those that do not apply."""
+    def schedule(self, deadline, plan="discrepancy"):
+        """The steps of one request by ``plan``, without those that do not
+        apply."""
         skip = set()
         if self.solvers.support_split is None:
             skip.add("support")
         if offset_classes(self.state.enc) is None:
             skip.add("offsets")
-        if not dive:
-            skip.add("dive")
-        return Schedule(plan_of("discrepancy", self.state.enc), deadline, skip)
+        return Schedule(plan_of(plan, self.state.enc), deadline, skip)
 
     def _search(self, request, plan):
         """Pool models of more disagreement within the request's budget, by
-        the plan's steps before the MIP: searches, offsets, moves, the
-        descent, and the LP screen that fixes labels in the MIP."""
+        the plan's steps before the MIP: searches, offsets, moves and the
+        descent (those of them in ``plan``)."""
+        if "search" not in plan:
+            return
         state, budget, weights = self.state, request.budget, request.weights
         searching = plan.step("search")
         directions = self.ambiguity.search(budget, pulled=True, deadline=searching)
@@ -210,7 +216,6 @@ class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
             for model in technique(state.baseline, weights, budget):
                 state.add_model(model)
         self.descend(budget, weights, plan.step("descent"))
-        self.ambiguity.screen(budget, plan.step("screen"))
 
     def _from_best(self, technique, budget, weights, deadline, **options):
         """``technique`` started, when called, from the pooled model of most

@@ -136,7 +136,9 @@ class DiscrepancyPaths:
                 tried[i] = True
                 if self.envelope(budgets[i : i + 1])[0].certified:
                     continue
-                request = self.request(budgets[i], deadline=deadline, dive=False)
+                request = self.request(
+                    budgets[i], deadline=deadline, plan="discrepancy in a path"
+                )
                 if request.answer is not None:
                     continue
                 if request.mip is None:

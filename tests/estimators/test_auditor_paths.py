@@ -146,9 +146,10 @@ def test_a_request_prepared_ahead_learns_what_was_found_since(monkeypatch):
     engine = session.discrepancy
     budget = auditor.baseline_errors_ + 3
     never = Deadline(None)
-    # Prepared as a path prepares them: without LP dives.
-    here = engine.request(budget, deadline=never, dive=False)
-    above = engine.request(budget + 1, deadline=never, dive=False)
+    # Prepared as a path prepares them: without searches or LP dives.
+    path = "discrepancy in a path"
+    here = engine.request(budget, deadline=never, plan=path)
+    above = engine.request(budget + 1, deadline=never, plan=path)
     assert here.mip is not None and above.mip is not None
     known_above = above.lower
     solved = engine.discrepancy(budget)
@@ -162,6 +163,30 @@ def test_a_request_prepared_ahead_learns_what_was_found_since(monkeypatch):
     assert above.lower >= found - 1e-9
     hint = session.enc.hint_from((above.best.w, above.best.b))
     np.testing.assert_array_equal(above.mip.hint, hint)
+
+
+def test_a_path_prepares_its_requests_without_searches(monkeypatch):
+    # Its MIPs start from the budgets below; searches before each would hold
+    # the main thread while the solvers wait for the next MIP.
+    searched = []
+    for search in ("disagreement_models", "moved_models"):
+        monkeypatch.setattr(
+            f"sklearn_multiplicity._engine._discrepancy.{search}",
+            lambda *a, **k: searched.append(a) or [],
+        )
+    X, y = random_tiny(4, n=10, d=2, levels=4)
+    auditor = MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(X, y)
+    truth, z0, err0 = baseline_truth(auditor, X, y)
+    path = auditor.path(0.3)
+    assert not searched
+    assert path["certified"].all()
+    for row in path.itertuples():
+        assert row.discrepancy == pytest.approx(
+            truth.discrepancy(z0, err0, row.epsilon)
+        )
+    # A single tolerance's request, on a fresh audit, still searches.
+    MultiplicityAuditor(LogisticRegression(), time_limit=20).fit(X, y).discrepancy(0.2)
+    assert searched
 
 
 def test_path_prepares_no_request_after_its_deadline(monkeypatch):
