@@ -197,19 +197,24 @@ def budget_words(budget):
     return f"at most {budget:g} training errors"
 
 
-def in_words(name, lower, upper, n, budget):
-    """What a measure's certified band says about people, in one sentence."""
-    errors = f"a model with {budget_words(budget)}"
+def in_words(name, lower, upper, n, budget, *, what="decision"):
+    """What a measure's certified band says about people, in one sentence.
+
+    ``what`` is what a model changes: ``"decision"`` (two labels) or
+    ``"label"`` (K labels).
+    """
+    model = f"model with {budget_words(budget)}"
+    other = "the other decision" if what == "decision" else "another label"
     if name == "ambiguity":
         share = (
             f"Exactly {lower:.2%}"
             if is_certified(lower, upper)
             else f"At least {lower:.2%} and at most {upper:.2%}"
         )
-        return f"{share} of the {n:g} people get the other decision from {errors}."
+        return f"{share} of the {n:g} people get {other} from a {model}."
     if is_certified(lower, upper):
-        return f"The most decisions one {errors[2:]} changes: exactly {lower:.2%}."
+        return f"The most {what}s one {model} changes: exactly {lower:.2%}."
     return (
-        f"The most decisions one {errors[2:]} changes: at least {lower:.2%} "
+        f"The most {what}s one {model} changes: at least {lower:.2%} "
         f"(a model found) and at most {upper:.2%} (a proof)."
     )

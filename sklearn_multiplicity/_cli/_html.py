@@ -107,6 +107,25 @@ def closing_sections(data):
     ]
 
 
+def page_opening(title, heading):
+    """The opening of a self-contained HTML page: its head, style and heading."""
+    return (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>"
+        f"{html.escape(title)}</title><style>{STYLE}</style></head><body>"
+        f"<h1>{html.escape(heading)}</h1>"
+    )
+
+
+def certified_line(certified):
+    """The page's line on whether a time limit left values open."""
+    if certified:
+        return "All values are certified."
+    return (
+        '<span class="warn">A time limit stopped some MIPs: values are '
+        "certified lower bounds, with upper bounds alongside.</span>"
+    )
+
+
 def _first_line(text, start):
     return next(line for line in text.splitlines() if line.startswith(start))
 
@@ -118,20 +137,14 @@ def render_html(report, data, images):
     low, high = base["min_error"]["lower"], base["min_error"]["upper"]
     constant = report.constant_baseline_words()
     far = report.far_from_optimum_words()
-    certified = (
-        "All values are certified."
-        if data["certified"]
-        else '<span class="warn">A time limit stopped some MIPs: values are '
-        "certified lower bounds, with upper bounds alongside.</span>"
-    )
     parts = [
-        "<!DOCTYPE html><html><head><meta charset='utf-8'>",
-        f"<title>Predictive multiplicity: {esc(str(data['dataset']['source']))}"
-        f"</title><style>{STYLE}</style></head><body>",
-        "<h1>Predictive multiplicity audit</h1>",
+        page_opening(
+            f"Predictive multiplicity: {data['dataset']['source']}",
+            "Predictive multiplicity audit",
+        ),
         assessment_html(data["assessment"]),
         f"<p>{esc(_first_line(report.summary(), 'Audit of'))}</p>",
-        f"<p>{certified}</p>",
+        f"<p>{certified_line(data['certified'])}</p>",
         *([] if constant is None else [f'<p class="warn">{esc(constant)}</p>']),
         *([] if far is None else [f'<p class="warn">{esc(far)}</p>']),
         "<h2>Measures</h2>",

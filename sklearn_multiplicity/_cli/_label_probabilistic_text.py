@@ -7,7 +7,7 @@ import html
 import numpy as np
 
 from ._format import plain
-from ._html import STYLE, html_table, img_tag, kv_table
+from ._html import html_table, img_tag, kv_table, page_opening
 
 #: Panels per row of the plot of the per-label ranges.
 PANELS_PER_ROW = 3
@@ -135,10 +135,10 @@ def html_page(report, data, image, models):
     """One self-contained HTML page of ``report`` (``data``: its ``to_dict()``)."""
     status = html.escape(_status_line(report))
     parts = [
-        "<!DOCTYPE html><html><head><meta charset='utf-8'>",
-        "<title>Probabilistic multiplicity (K labels)</title>",
-        f"<style>{STYLE}</style></head><body>",
-        "<h1>Probabilistic multiplicity audit (K labels)</h1>",
+        page_opening(
+            "Probabilistic multiplicity (K labels)",
+            "Probabilistic multiplicity audit (K labels)",
+        ),
         f"<p>{html.escape(report.summary().splitlines()[0])}</p>",
         f"<p>{status}</p>" if report.certified else f'<p class="warn">{status}</p>',
         *_section_parts(report, image, "people.csv"),

@@ -3,11 +3,25 @@ and the HTML page."""
 
 import html
 
-from .._core import certified as is_certified
 from .._core._validation import PerClassEpsilon
 from ._decisions import abstention_line
-from ._format import MEASURES, budget_words, compact, plain, status_label, unwrap
-from ._html import STYLE, closing_sections, html_table, img_tag, kv_table
+from ._format import (
+    MEASURES,
+    budget_words,
+    compact,
+    in_words,
+    plain,
+    status_label,
+    unwrap,
+)
+from ._html import (
+    certified_line,
+    closing_sections,
+    html_table,
+    img_tag,
+    kv_table,
+    page_opening,
+)
 
 
 def _pairs(epsilon):
@@ -44,23 +58,6 @@ def _labels_line(report):
     return "Baseline errors by true label: " + ", ".join(
         f"{k!r} {row['errors']:g} of {row['n']:g} ({row['error_rate']:.2%})"
         for k, row in table.iterrows()
-    )
-
-
-def _in_words(name, lower, upper, n, budget):
-    model = f"model with {budget_words(budget)}"
-    if name == "ambiguity":
-        share = (
-            f"Exactly {lower:.2%}"
-            if is_certified(lower, upper)
-            else f"At least {lower:.2%} and at most {upper:.2%}"
-        )
-        return f"{share} of the {n:g} people get another label from a {model}."
-    if is_certified(lower, upper):
-        return f"The most labels one {model} changes: exactly {lower:.2%}."
-    return (
-        f"The most labels one {model} changes: at least {lower:.2%} (a model "
-        f"found) and at most {upper:.2%} (a proof)."
     )
 
 
@@ -130,7 +127,7 @@ def summary_text(report):
         "",
     ]
     lines += [
-        _in_words(name, row["lower"], row["upper"], n, report.budget)
+        in_words(name, row["lower"], row["upper"], n, report.budget, what="label")
         for name, row in report.measures().iterrows()
     ]
     groups = report.group_table()
@@ -167,19 +164,13 @@ def render_multiclass_html(report, data, images):
     low, high = base["min_error"]["lower"], base["min_error"]["upper"]
     far = report.far_from_optimum_words()
     summary = report.summary().splitlines()
-    certified = (
-        "All values are certified."
-        if data["certified"]
-        else '<span class="warn">A time limit stopped some MIPs: values are '
-        "certified lower bounds, with upper bounds alongside.</span>"
-    )
     parts = [
-        "<!DOCTYPE html><html><head><meta charset='utf-8'>",
-        f"<title>Predictive multiplicity: {esc(str(data['dataset']['source']))}"
-        f"</title><style>{STYLE}</style></head><body>",
-        "<h1>Predictive multiplicity audit (K labels)</h1>",
+        page_opening(
+            f"Predictive multiplicity: {data['dataset']['source']}",
+            "Predictive multiplicity audit (K labels)",
+        ),
         f"<p>{esc(summary[0])}</p>",
-        f"<p>{certified}</p>",
+        f"<p>{certified_line(data['certified'])}</p>",
         *([] if far is None else [f'<p class="warn">{esc(far)}</p>']),
         "<h2>Measures</h2>",
         f"<p>Level set: models of <em>{esc(data['hypothesis_class'])}</em> with "

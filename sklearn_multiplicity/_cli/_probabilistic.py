@@ -15,7 +15,7 @@ from sklearn.preprocessing import StandardScaler
 from .._engine import Deadline, capped
 from .._probabilistic import ProbabilisticAuditor
 from ._format import dataset_record, linear_part, plain, records, versions
-from ._html import STYLE, html_table, img_tag, kv_table
+from ._html import html_table, img_tag, kv_table, page_opening
 
 MEASURES = ("ambiguity", "discrepancy")
 
@@ -337,10 +337,9 @@ class ProbabilisticReport:
         import html
 
         parts = [
-            "<!DOCTYPE html><html><head><meta charset='utf-8'>",
-            "<title>Probabilistic multiplicity</title>",
-            f"<style>{STYLE}</style></head><body>",
-            "<h1>Probabilistic multiplicity audit</h1>",
+            page_opening(
+                "Probabilistic multiplicity", "Probabilistic multiplicity audit"
+            ),
             f"<p>{html.escape(self.summary().splitlines()[0])}</p>",
             f"<p>Level set: {html.escape(data['level_set'])}.</p>",
             html_table(self.measures()),

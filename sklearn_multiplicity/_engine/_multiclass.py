@@ -291,8 +291,10 @@ class MulticlassCertifier:
         an even share of the time left; optimal: to the fewest errors, not
         the first model)."""
         proven = self._proven_unflippable(ceiling)
+        best, errors = self._flips(ceiling)
+        scanned = len(self.pool)
         for u in order:
-            witness = self._witness(u, ceiling)
+            witness = None if best[u] < 0 else self.pool[best[u]]
             if witness is not None and (
                 not optimal or self.proofs.fewest_known(u, witness.errors)
             ):
@@ -315,14 +317,19 @@ class MulticlassCertifier:
             solved = self.solve(mip, deadline, cap=cap, first_solution=not optimal)
             if solved is None:
                 return
-            self._learn_flip(u, ceiling, *solved)
+            # The flips of the models pooled since, the MIP's among them.
+            self._flips(ceiling, since=scanned, into=(best, errors))
+            scanned = len(self.pool)
+            witness = None if best[u] < 0 else self.pool[best[u]]
+            self._learn_flip(u, ceiling, witness, *solved[:2])
             proven[u] = self.proofs.unflippable(ceiling)[u]
 
-    def _learn_flip(self, u, ceiling, result, entry, model):
+    def _learn_flip(self, u, ceiling, witness, result, entry):
         """What a flip MIP of pattern ``u`` within ``ceiling`` proves: no
         model changing it within the ceiling (infeasible, or a bound above
-        it), or none with fewer errors than its bound."""
-        witness = self._witness(u, ceiling)
+        it), or none with fewer errors than its bound. ``witness`` is the
+        pooled model changing it with the fewest errors (None: none), which
+        refutes a claim beyond it."""
         total = size(ceiling)
         slack = BOUND_SLACK * max(1.0, total)
         if result.status == Status.INFEASIBLE or result.bound > total + slack:
@@ -353,13 +360,18 @@ class MulticlassCertifier:
             {int(u): self.pool[best[u]] for u in np.flatnonzero(flippable)},
         )
 
-    def _flips(self, ceiling):
+    def _flips(self, ceiling, *, since=0, into=None):
         """Per pattern, the pooled model within ``ceiling`` errors changing
         its label with the fewest errors (an index into :attr:`pool`, -1:
-        none) and those errors (``inf``: none)."""
+        none) and those errors (``inf``: none).
+
+        ``into=(best, errors)`` updates these arrays with the models pooled
+        from index ``since`` on, instead of scanning the whole pool.
+        """
         n = self.problem.n_patterns
-        best, errors = np.full(n, -1), np.full(n, np.inf)
-        for index, model in enumerate(list(self.pool)):
+        best, errors = into or (np.full(n, -1), np.full(n, np.inf))
+        models = list(self.pool)
+        for index, model in enumerate(models[since:], start=since):
             if not admits(model, ceiling):
                 continue
             better = (model.labels != self.baseline_labels) & (model.errors < errors)
@@ -408,16 +420,6 @@ class MulticlassCertifier:
         """The pooled model within ``budget`` extra errors that changes the
         most weight, or None."""
         return self._most_disagreeing(self.ceiling(budget))
-
-    def _witness(self, pattern, ceiling):
-        """The pooled model within ``ceiling`` errors changing ``pattern``'s
-        label with the fewest errors, or None."""
-        found = [
-            m
-            for m in self.pool
-            if m.labels[pattern] != self.baseline_labels[pattern] and admits(m, ceiling)
-        ]
-        return min(found, key=lambda m: m.errors, default=None)
 
     def discrepancy(self, budget, deadline=None, *, weights=None, key="all"):
         """Certified largest share of weight labelled differently from the
