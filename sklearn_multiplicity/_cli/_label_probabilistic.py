@@ -93,7 +93,9 @@ def run_label_probabilistic_audit(
         stage(
             "models",
             lambda: _witnesses(auditor, found["labels"], baseline),
-            lambda models: f"{len(models)} models of the set",
+            lambda models: (
+                f"{len(models)} model{'' if len(models) == 1 else 's'} of the set"
+            ),
         )
     timings["total"] = sum(timings.values())
     return LabelProbabilisticReport(
