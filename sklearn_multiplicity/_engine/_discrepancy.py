@@ -180,42 +180,47 @@ class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
         """Pool models of more disagreement within the request's budget, by
         the plan's steps before the MIP: searches, offsets, moves and the
         descent (those of them in ``plan``)."""
-        if "search" not in plan:
-            return
         state, budget, weights = self.state, request.budget, request.weights
-        searching = plan.step("search")
-        directions = self.ambiguity.search(budget, pulled=True, deadline=searching)
-        techniques = [
-            partial(
-                disagreement_models,
-                state.enc,
-                directions,
-                deadline=searching,
-                tried=self.ambiguity.tried,
-            ),
-            partial(
-                offset_disagreement_models, state.enc, directions, deadline=searching
-            ),
-        ]
+        techniques = []
+        if "search" in plan:
+            searching = plan.step("search")
+            directions = self.ambiguity.search(budget, pulled=True, deadline=searching)
+            techniques += [
+                partial(
+                    disagreement_models,
+                    state.enc,
+                    directions,
+                    deadline=searching,
+                    tried=self.ambiguity.tried,
+                ),
+                partial(
+                    offset_disagreement_models,
+                    state.enc,
+                    directions,
+                    deadline=searching,
+                ),
+            ]
         if "offsets" in plan:
             techniques.append(
                 self._from_best(
                     offset_ascent_models, budget, weights, plan.step("offsets")
                 )
             )
-        techniques.append(
-            self._from_best(
-                moved_models,
-                budget,
-                weights,
-                plan.step("moves"),
-                tried=self.ambiguity.tried,
+        if "moves" in plan:
+            techniques.append(
+                self._from_best(
+                    moved_models,
+                    budget,
+                    weights,
+                    plan.step("moves"),
+                    tried=self.ambiguity.tried,
+                )
             )
-        )
         for technique in techniques:
             for model in technique(state.baseline, weights, budget):
                 state.add_model(model)
-        self.descend(budget, weights, plan.step("descent"))
+        if "descent" in plan:
+            self.descend(budget, weights, plan.step("descent"))
 
     def _from_best(self, technique, budget, weights, deadline, **options):
         """``technique`` started, when called, from the pooled model of most

@@ -370,8 +370,7 @@ class MulticlassCertifier:
         """
         n = self.problem.n_patterns
         best, errors = into or (np.full(n, -1), np.full(n, np.inf))
-        models = list(self.pool)
-        for index, model in enumerate(models[since:], start=since):
+        for index, model in enumerate(self.pool[since:], start=since):
             if not admits(model, ceiling):
                 continue
             better = (model.labels != self.baseline_labels) & (model.errors < errors)
