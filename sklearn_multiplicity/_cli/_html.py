@@ -99,6 +99,14 @@ def closing_sections(data):
         kv_table(data["settings"]),
         "<h2>Solver log</h2>",
         kv_table(solver_log),
+        *timing_sections(data),
+    ]
+
+
+def timing_sections(data):
+    """The last sections of a report page, from a report's ``to_dict()``:
+    timings and versions, then the page's end."""
+    return [
         "<h2>Timings (s)</h2>",
         kv_table({k: f"{v:.2f}" for k, v in data["timings"].items()}),
         "<h2>Versions</h2>",

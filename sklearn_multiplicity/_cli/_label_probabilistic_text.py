@@ -7,7 +7,7 @@ import html
 import numpy as np
 
 from ._format import plain
-from ._html import html_table, img_tag, kv_table, page_opening
+from ._html import html_table, img_tag, page_opening, timing_sections
 
 #: Panels per row of the plot of the per-label ranges.
 PANELS_PER_ROW = 3
@@ -152,10 +152,6 @@ def html_page(report, data, image, models):
         "labels, a model of the set giving each other label, with its "
         f"objective (at most {data['objective_level']:.6g}).</p>",
         html_table(models),
-        "<h2>Timings (s)</h2>",
-        kv_table({k: f"{v:.2f}" for k, v in data["timings"].items()}),
-        "<h2>Versions</h2>",
-        kv_table(data["versions"]),
-        "</body></html>",
+        *timing_sections(data),
     ]
     return "\n".join(parts) + "\n"

@@ -190,35 +190,47 @@ def _run_both(args, X, y, groups, dataset):
     """The 0-1 audit of a logistic regression and, beside it, the
     probabilistic audit of the same model (``--log-loss-epsilon`` nats)."""
     from ._both import run_both
-    from ._label_probabilistic import run_label_probabilistic_audit
-    from ._probabilistic import run_probabilistic_audit
 
     if args.log_loss_epsilon < 0:
         raise ValueError(
             f"--log-loss-epsilon must be >= 0 nats, got {args.log_loss_epsilon}"
         )
     args.estimator = "logistic"
+    k_labels = pd.Series(y).nunique() > 2
+    decisions = _run_k_class if k_labels else _run
+    return run_both(
+        lambda: decisions(args, X, y, groups, dataset),
+        lambda: _probabilistic_audit(
+            args,
+            X,
+            y,
+            groups,
+            dataset,
+            estimator=_estimator("logistic"),
+            epsilon=args.log_loss_epsilon,
+        ),
+        args.total_time_limit,
+    )
+
+
+def _probabilistic_audit(args, X, y, groups, dataset, **options):
+    """The probabilistic audit of ``y``'s labels (two, or three and more),
+    with the command line's common options and ``options``."""
+    from ._label_probabilistic import run_label_probabilistic_audit
+    from ._probabilistic import run_probabilistic_audit
+
     common = {
-        "estimator": _estimator("logistic"),
-        "epsilon": args.log_loss_epsilon,
         "groups": groups,
         "n_jobs": args.n_jobs,
         "random_state": args.random_state,
         "verbose": 0 if args.quiet else 1,
         "dataset": dataset,
+        **options,
     }
     if pd.Series(y).nunique() > 2:
         _threshold_note(args)
-        return run_both(
-            lambda: _run_k_class(args, X, y, groups, dataset),
-            lambda: run_label_probabilistic_audit(X, y, **common),
-            args.total_time_limit,
-        )
-    return run_both(
-        lambda: _run(args, X, y, groups, dataset),
-        lambda: run_probabilistic_audit(X, y, threshold=args.threshold, **common),
-        args.total_time_limit,
-    )
+        return run_label_probabilistic_audit(X, y, **common)
+    return run_probabilistic_audit(X, y, threshold=args.threshold, **common)
 
 
 def _threshold_note(args):
@@ -230,9 +242,6 @@ def _threshold_note(args):
 
 
 def _run_probabilistic(args, X, y, groups, dataset):
-    from ._label_probabilistic import run_label_probabilistic_audit
-    from ._probabilistic import run_probabilistic_audit
-
     if _constraints(args, groups):
         raise ValueError(
             "--max-nonzero, --sign and --rate-gap constrain the 0-1 level set "
@@ -268,19 +277,15 @@ def _run_probabilistic(args, X, y, groups, dataset):
             f"note: --measure probabilistic has no MIPs, path or sampled pool "
             f"(--total-time-limit bounds it); {', '.join(unused)} ignored"
         )
-    common = {
-        "epsilon": args.epsilon,
-        "groups": groups,
-        "n_jobs": args.n_jobs,
-        "total_time_limit": args.total_time_limit,
-        "random_state": args.random_state,
-        "verbose": 0 if args.quiet else 1,
-        "dataset": dataset,
-    }
-    if pd.Series(y).nunique() > 2:
-        _threshold_note(args)
-        return run_label_probabilistic_audit(X, y, **common)
-    return run_probabilistic_audit(X, y, threshold=args.threshold, **common)
+    return _probabilistic_audit(
+        args,
+        X,
+        y,
+        groups,
+        dataset,
+        epsilon=args.epsilon,
+        total_time_limit=args.total_time_limit,
+    )
 
 
 def _demo(args):

@@ -15,7 +15,7 @@ from sklearn.preprocessing import StandardScaler
 from .._engine import Deadline, capped
 from .._probabilistic import ProbabilisticAuditor
 from ._format import dataset_record, linear_part, plain, records, versions
-from ._html import html_table, img_tag, kv_table, page_opening
+from ._html import html_table, img_tag, page_opening, timing_sections
 
 MEASURES = ("ambiguity", "discrepancy")
 
@@ -354,11 +354,7 @@ class ProbabilisticReport:
             "<h2>Models</h2>",
             html_table(models),
             "<p>The per-person ranges are in <code>people.csv</code>.</p>",
-            "<h2>Timings (s)</h2>",
-            kv_table({k: f"{v:.2f}" for k, v in data["timings"].items()}),
-            "<h2>Versions</h2>",
-            kv_table(data["versions"]),
-            "</body></html>",
+            *timing_sections(data),
         ]
         return "\n".join(parts) + "\n"
 

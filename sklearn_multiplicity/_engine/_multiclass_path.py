@@ -61,9 +61,7 @@ def multiclass_path(session, max_eps, step, n_discrepancy, limit, per_mip=None):
             certifier.discrepancy(extras[i], discrepancy_deadline)
 
     def steps():
-        readings = [session.reading(budget) for budget in budgets]
-        ambiguity = monotone([r.ambiguity for r in readings])
-        discrepancy = monotone([r.discrepancy for r in readings])
+        ambiguity, discrepancy = _bands(session, budgets)
         return [
             PathStep(float(eps), float(eps), float(extra), float(budget), amb, dis)
             for eps, extra, budget, amb, dis in zip(
@@ -71,16 +69,8 @@ def multiclass_path(session, max_eps, step, n_discrepancy, limit, per_mip=None):
             )
         ]
 
-    session.accounts.spend(
-        ("path", float(budgets[-1]), step, n_discrepancy),
-        limit,
-        per_mip,
-        work,
-        settled=lambda: all(
-            s.ambiguity.certified and s.discrepancy.certified for s in steps()
-        ),
-    )
-    return steps()
+    key = ("path", float(budgets[-1]), step, n_discrepancy)
+    return _spend(session, key, limit, per_mip, work, steps)
 
 
 def per_label_path(session, max_eps, step, limit, per_mip=None):
@@ -105,9 +95,7 @@ def per_label_path(session, max_eps, step, limit, per_mip=None):
             audit(budget, plan.step("steps"))
 
     def path_steps():
-        readings = [session.reading(budget) for budget in budgets]
-        ambiguity = monotone([r.ambiguity for r in readings])
-        discrepancy = monotone([r.discrepancy for r in readings])
+        ambiguity, discrepancy = _bands(session, budgets)
         return [
             PathStep(float(common), eps, None, budget, amb, dis)
             for (common, eps), budget, amb, dis in zip(
@@ -115,8 +103,25 @@ def per_label_path(session, max_eps, step, limit, per_mip=None):
             )
         ]
 
+    key = ("path", budgets[-1], step, None)
+    return _spend(session, key, limit, per_mip, work, path_steps)
+
+
+def _bands(session, budgets):
+    """The monotone bands of both measures at ``budgets``, from what the
+    session knows."""
+    readings = [session.reading(budget) for budget in budgets]
+    return (
+        monotone([r.ambiguity for r in readings]),
+        monotone([r.discrepancy for r in readings]),
+    )
+
+
+def _spend(session, key, limit, per_mip, work, path_steps):
+    """Run ``work`` on the path's account ``key`` until every step of
+    ``path_steps()`` is certified or the account is spent; the steps."""
     session.accounts.spend(
-        ("path", budgets[-1], step, None),
+        key,
         limit,
         per_mip,
         work,

@@ -103,13 +103,16 @@ PER_CLASS_PATH = (
 MIN_ERROR_IN_FIT = 0.25
 
 #: The command-line audit under a total time limit: the values at epsilon,
-#: which the report leads with, before the path.
+#: which the report leads with, get half, before the path, which starts from
+#: what they found (on breast cancer, 6 features, 60 s: with 0.35 for the
+#: values and 0.3 for the path, the discrepancy's lower bound was two people
+#: lower and the minimum error's upper bound one error higher).
 COMMAND_LINE_AUDIT = (
-    Step("fit", 0.2, "the baseline, the class's minimum error"),
+    Step("fit", 0.3, "the baseline, the class's minimum error"),
     Step("epsilon", 0.05, "a suggested tolerance (bootstrap), when asked for"),
-    Step("measures", 0.35, "the audit at epsilon: both measures, the groups"),
-    Step("path", 0.3, "both measures along the tolerances"),
-    Step("sampling", 0.1, "the sampled estimate"),
+    Step("measures", 0.5, "the audit at epsilon: both measures, the groups"),
+    Step("path", 0.1, "both measures along the tolerances"),
+    Step("sampling", 0.05, "the sampled estimate"),
 )
 
 #: Without a limit the path goes first: its flip MIPs, solved to optimality
