@@ -351,7 +351,9 @@ class AmbiguityCertifier:
         ``exact``: solve each to optimality (pins ``E*_u``), smallest
         patterns first. Otherwise stop at the first flip within the budget,
         smallest LP gap first: the likeliest long proofs start early, so that
-        parallel threads finish together.
+        parallel threads finish together. Either way, patterns whose earlier
+        MIPs a limit stopped come last: solved again from the start, a MIP
+        would first repeat what it did before.
 
         The MIPs are handed out one at a time (``n_jobs`` threads): the next
         pattern is chosen when a MIP finishes, after its model has been
@@ -368,13 +370,18 @@ class AmbiguityCertifier:
             if todo.size == 0:
                 return None
             if exact:
-                return int(self._ordered(todo)[0])
-            gap = budget - state.lp_bound[todo]
-            return int(todo[np.lexsort((todo, gap))[0]])
+                todo = self._ordered(todo)
+            else:
+                gap = budget - state.lp_bound[todo]
+                todo = todo[np.lexsort((todo, gap))]
+            tries = state.flip_tries[todo]
+            return int(todo[np.argmin(tries)])  # the first of the fewest tries
 
         def learn(u, mip, result):
             state.record(mip, result)
             self.learn_flip(u, budget, result)
+            if u in state.undetermined(budget, exact=exact):
+                state.flip_tries[u] += 1
             self.search(budget)
             if progress is not None:
                 progress(len(state.undetermined(budget, exact=exact)))

@@ -87,6 +87,9 @@ class AuditState:
         LP relaxation bound of each pattern's flip (``-inf``: not computed).
     flip_rows : dict
         Identity rows that each pattern's flip LP needed.
+    flip_tries : ndarray of int, shape (n_patterns,)
+        Flip MIPs of each pattern that a limit stopped before they decided
+        it: later requests try the others first.
     discrepancies : dict
         Every discrepancy result so far, by ``(budget, key)``.
     stable_new : dict
@@ -111,6 +114,7 @@ class AuditState:
         self.flip_upper = np.full(k, np.inf)
         self.witness = np.full(k, -1, dtype=np.int64)
         self.flip_rows = {}
+        self.flip_tries = np.zeros(k, dtype=np.int64)
         self.pool = ModelPool()
         self.discrepancies = {}
         self.stable_new = {}

@@ -267,6 +267,12 @@ class MultinomialLevelSet:
         ProbabilityRanges
         """
         rows = self.objective.augment(np.asarray(X, dtype=float))
+        low, high = self.attained(rows, eps, reach)
+        return self._ranges(rows, eps, reach, low, high)
+
+    def _ranges(self, rows, eps, reach, low, high):
+        """The ranges of ``rows`` from the attained ends ``low`` and ``high``,
+        with the outer ends of :meth:`probability_ranges`."""
         outer = self.outer(eps)
         zo, Go = outer.image(self.objective, rows)
         lead = _largest_leads(zo, Go, outer.radius2)  # max (s_l - s_m)
@@ -281,7 +287,6 @@ class MultinomialLevelSet:
             upper_out = np.where(
                 reach.status == NO, np.minimum(upper_out, 0.5), upper_out
             )
-        low, high = self.attained(rows, eps, reach)
         return ProbabilityRanges(
             np.minimum(lower_out, low),
             low,
@@ -338,9 +343,9 @@ class MultinomialLevelSet:
         -------
         lower, upper : ndarray (n_people,)
         """
-        ranges = self.probability_ranges(X, eps, reach)
         rows = self.objective.augment(np.asarray(X, dtype=float))
-        _, _, W = self.attained(rows, eps, reach, distributions=True)
+        low, high, W = self.attained(rows, eps, reach, distributions=True)
+        ranges = self._ranges(rows, eps, reach, low, high)
         lower = np.exp2(blahut_arimoto(W, iterations))
         upper = np.minimum(ranges.upper_out.sum(axis=1), self.objective.K)
         return np.minimum(lower, upper), upper
@@ -371,7 +376,9 @@ def _largest_leads(z_c, G, radius2):
 def _max_log_prob(z_c, G, radius2, label, iterations=200):
     """Points of the score ellipsoids near the highest ``log p_label``
     (projected gradient ascent in whitened coordinates, every person at once;
-    any point of the ellipsoid is a model's scores)."""
+    any point of the ellipsoid is a model's scores). ``log p_label`` is
+    concave in the scores, so a person whose ascent stops moving is at its
+    maximum and leaves the iteration."""
     n, k = z_c.shape
     scale = np.trace(G, axis1=1, axis2=2)[:, None, None] / k + 1e-300
     L = np.linalg.cholesky(G + 1e-12 * scale * np.eye(k))
@@ -380,39 +387,57 @@ def _max_log_prob(z_c, G, radius2, label, iterations=200):
     step = np.full(n, 1.0)
     onehot = np.eye(k + 1)[label]
 
-    def value_grad(u):
-        z = z_c + r * np.einsum("nij,nj->ni", L, u)
+    def value_grad(u, at):
+        z = z_c[at] + r * np.einsum("nij,nj->ni", L[at], u)
         s = full_scores(z)
         p = softmax(s, axis=1)
         value = s[:, label] - np.log(np.sum(np.exp(s - s.max(1, keepdims=True)), 1))
         value -= s.max(1)
         grad_z = (onehot - p)[:, 1:]
-        return value, r * np.einsum("nij,ni->nj", L, grad_z)
+        return value, r * np.einsum("nij,ni->nj", L[at], grad_z)
 
-    value, grad = value_grad(u)
+    active = np.arange(n)
+    value, grad = value_grad(u, active)
     for _ in range(iterations):
-        trial = u + step[:, None] * grad
+        if active.size == 0:
+            break
+        trial = u[active] + step[active, None] * grad
         norm = np.linalg.norm(trial, axis=1, keepdims=True)
         trial = trial / np.maximum(norm, 1.0) * (1 - 1e-9)
-        v_t, g_t = value_grad(trial)
+        v_t, g_t = value_grad(trial, active)
         better = v_t >= value
-        u[better], value[better], grad[better] = trial[better], v_t[better], g_t[better]
-        step = np.where(better, step * 1.5, step * 0.3)
+        moved = np.linalg.norm(trial - u[active], axis=1)
+        kept = active[better]
+        u[kept], value[better], grad[better] = trial[better], v_t[better], g_t[better]
+        step[active] = np.where(better, step[active] * 1.5, step[active] * 0.3)
+        going = np.where(better, moved > 1e-12, step[active] > 1e-12)
+        active, value, grad = active[going], value[going], grad[going]
     return z_c + r * np.einsum("nij,nj->ni", L, u)
 
 
-def blahut_arimoto(W, iterations=300):
+def blahut_arimoto(W, iterations=300, tol=1e-5):
     """Lower bounds (bits) on the capacity of the channels ``W`` (n, M, K):
     the mutual information of the input distribution reached (any input
-    distribution's information is at most the capacity)."""
+    distribution's information is at most the capacity). A channel leaves
+    the iteration once the capacity's bracket ``[I(p), max_m D(W_m || q)]``
+    is narrower than ``tol`` nats."""
     n, M, _ = W.shape
     logW = np.log(np.maximum(W, 1e-300))
     p = np.full((n, M), 1.0 / M)
+
+    def divergences(at):
+        out = np.einsum("nm,nmk->nk", p[at], W[at])
+        log_out = np.log(np.maximum(out, 1e-300))[:, None]
+        return np.sum(W[at] * (logW[at] - log_out), axis=2)
+
+    active = np.arange(n)
     for _ in range(iterations):
-        out = np.einsum("nm,nmk->nk", p, W)
-        div = np.sum(W * (logW - np.log(np.maximum(out, 1e-300))[:, None]), axis=2)
-        p = p * np.exp(div - div.max(axis=1, keepdims=True))
-        p /= p.sum(axis=1, keepdims=True)
-    out = np.einsum("nm,nmk->nk", p, W)
-    div = np.sum(W * (logW - np.log(np.maximum(out, 1e-300))[:, None]), axis=2)
+        if active.size == 0:
+            break
+        div = divergences(active)
+        going = div.max(axis=1) - np.sum(p[active] * div, axis=1) > tol
+        active, div = active[going], div[going]
+        q = p[active] * np.exp(div - div.max(axis=1, keepdims=True))
+        p[active] = q / q.sum(axis=1, keepdims=True)
+    div = divergences(np.arange(n))
     return np.maximum(np.sum(p * div, axis=1), 0.0) / np.log(2)

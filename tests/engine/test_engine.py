@@ -1,5 +1,7 @@
 """The engine driven through its session, against enumerated ground truth."""
 
+import re
+
 import numpy as np
 import pytest
 from brute_force import Truth, random_tiny
@@ -92,6 +94,45 @@ def test_unproven_mips_leave_honest_bounds(seed):
         assert disc.lower <= truth.discrepancy(baseline, err0, eps) <= disc.upper
     unproven = [entry.status for entry in session.log if entry.solver == "noproof"]
     assert unproven and set(unproven) == {Status.NO_SOLUTION}
+
+
+class RecordingNoProof(NoProof):
+    """Finds nothing, proves nothing, and records the patterns of its flip
+    MIPs in the order they were asked."""
+
+    name = "recording-noproof"
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.flipped = []
+
+    def _solve(self, mip, *, first_solution=False):
+        match = re.match(r"flip\[pattern (\d+) ", mip.name)
+        if match:
+            self.flipped.append(int(match.group(1)))
+        return super()._solve(mip, first_solution=first_solution)
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_flip_mips_a_limit_stopped_are_asked_again_last(exact):
+    X, y = random_tiny(0, n=14, d=2, levels=5)
+    session, _ = open_session(X, y, cuts=False)
+    session.backend = backend = RecordingNoProof()
+    budget = session.level_set.budget(0.1)
+    state = session.state
+    session.certify_ambiguity(budget, Deadline(None), exact=exact)
+    first = backend.flipped
+    assert first, "the case needs flip MIPs"
+    assert len(set(first)) == len(first)  # one MIP per pattern and request
+    # Every MIP it asked ended without deciding its pattern: each counts.
+    assert np.array_equal(np.flatnonzero(state.flip_tries), np.sort(first))
+    # A pattern that never had a MIP is asked before those that had one.
+    state.flip_tries[:] = 0
+    state.flip_tries[first[0]] = 1
+    backend.flipped = []
+    session.certify_ambiguity(budget, Deadline(None), exact=exact)
+    assert backend.flipped[-1] == first[0]
+    assert sorted(backend.flipped) == sorted(first)
 
 
 def test_an_expired_deadline_learns_nothing():

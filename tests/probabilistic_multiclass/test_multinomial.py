@@ -8,13 +8,19 @@ from multinomial_truth import (
     sample_set,
     three_labels,
 )
+from scipy.special import log_softmax
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.svm import LinearSVC
 
 from sklearn_multiplicity._engine import Deadline
 from sklearn_multiplicity._probabilistic import ProbabilisticAuditor
-from sklearn_multiplicity._probabilistic._multinomial import MultinomialLevelSet
+from sklearn_multiplicity._probabilistic._multinomial import (
+    MultinomialLevelSet,
+    _max_log_prob,
+    blahut_arimoto,
+)
 from sklearn_multiplicity._probabilistic._multinomial_labels import NO, OPEN, YES
+from sklearn_multiplicity._probabilistic._multinomial_margins import full_scores
 
 EPS = 0.03
 
@@ -87,6 +93,44 @@ def test_capacity_bracket(problem):
     assert np.all(1 - 1e-9 <= lower) and np.all(lower <= upper + 1e-9)
     assert np.all(upper <= 3 + 1e-9)
     assert np.any(lower > 1.01)
+
+
+@pytest.mark.parametrize("K, delta", [(3, 0.1), (4, 0.3), (5, 0.0)])
+def test_blahut_arimoto_reaches_symmetric_channels_capacity(K, delta):
+    # The K-ary symmetric channel: log2 K - H(delta) - delta log2 (K - 1)
+    # bits; with its inputs repeated (as a person's duplicate models are) and
+    # beside a channel whose inputs all agree (capacity 0).
+    rows = np.full((K, K), delta / (K - 1))
+    np.fill_diagonal(rows, 1 - delta)
+    entropy = -sum(t * np.log2(t) for t in (delta, 1 - delta) if t > 0)
+    capacity = np.log2(K) - entropy - delta * np.log2(K - 1)
+    W = np.stack([np.vstack([rows, rows]), np.tile(rows[:1], (2 * K, 1))])
+    lower = blahut_arimoto(W)
+    assert np.all(lower <= [capacity + 1e-12, 1e-12])
+    assert lower == pytest.approx([capacity, 0.0], abs=1e-4)
+
+
+def test_most_probable_points_of_the_ellipsoids_beat_its_boundary():
+    # log p_label is concave in the scores: the ascent's points lie in each
+    # person's ellipsoid and are at least as probable as any sampled point
+    # of its boundary.
+    rng = np.random.default_rng(0)
+    n, k, radius2 = 30, 2, 0.5
+    z_c = rng.normal(size=(n, k))
+    A = rng.normal(size=(n, k, k))
+    G = A @ np.swapaxes(A, 1, 2) + 0.1 * np.eye(k)
+    L = np.linalg.cholesky(G)
+    angles = np.linspace(0, 2 * np.pi, 721)
+    circle = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    boundary = z_c[:, None] + np.sqrt(radius2) * np.einsum("nij,aj->nai", L, circle)
+    for label in range(k + 1):
+        best = _max_log_prob(z_c, G, radius2, label)
+        offset = np.linalg.solve(L, (best - z_c)[:, :, None])[:, :, 0]
+        assert np.all(np.sum(offset**2, axis=1) <= radius2 * (1 + 1e-9))
+        sampled = log_softmax(full_scores(boundary.reshape(-1, k)), axis=1)
+        sampled = sampled[:, label].reshape(n, -1).max(axis=1)
+        found = log_softmax(full_scores(best), axis=1)[:, label]
+        assert np.all(found >= sampled - 1e-6)
 
 
 def test_two_labels_agree_with_binary_auditor():
