@@ -135,7 +135,7 @@ def _audit(args):
         "binarize": args.binarize,
         "sample": args.sample,
     }
-    if pd.Series(y).nunique() > 2:
+    if _has_k_labels(y):
         report = _run_multiclass(args, X, y, groups, dataset)
     elif args.measure == "probabilistic":
         report = _run_probabilistic(args, X, y, groups, dataset)
@@ -144,6 +144,11 @@ def _audit(args):
     else:
         report = _run(args, X, y, groups, dataset)
     return _finish(report, args.out)
+
+
+def _has_k_labels(y):
+    """Whether the target has three labels or more (the K-label audits)."""
+    return pd.Series(y).nunique() > 2
 
 
 def _run_multiclass(args, X, y, groups, dataset):
@@ -196,8 +201,7 @@ def _run_both(args, X, y, groups, dataset):
             f"--log-loss-epsilon must be >= 0 nats, got {args.log_loss_epsilon}"
         )
     args.estimator = "logistic"
-    k_labels = pd.Series(y).nunique() > 2
-    decisions = _run_k_class if k_labels else _run
+    decisions = _run_k_class if _has_k_labels(y) else _run
     return run_both(
         lambda: decisions(args, X, y, groups, dataset),
         lambda: _probabilistic_audit(
@@ -227,7 +231,7 @@ def _probabilistic_audit(args, X, y, groups, dataset, **options):
         "dataset": dataset,
         **options,
     }
-    if pd.Series(y).nunique() > 2:
+    if _has_k_labels(y):
         _threshold_note(args)
         return run_label_probabilistic_audit(X, y, **common)
     return run_probabilistic_audit(X, y, threshold=args.threshold, **common)
