@@ -19,7 +19,11 @@ from threadpoolctl import threadpool_limits
 
 from .._core import Bounds
 from .._engine import Deadline
-from ._multinomial_geometry import inner_ellipsoid, outer_ellipsoid
+from ._multinomial_geometry import (
+    ellipsoid_witnesses,
+    inner_ellipsoid,
+    outer_ellipsoid,
+)
 from ._multinomial_labels import NO, OPEN, YES, ConeProblem, settle_pairs
 from ._multinomial_margins import MarginProblem, full_covariance, full_scores
 from ._multinomial_objective import (
@@ -30,7 +34,7 @@ from ._multinomial_objective import (
 from ._multinomial_walk import Harvest, LabelWalk, slack_of
 
 #: How each pair was settled.
-BASELINE, OUTER, WALK, EXACT = 0, 1, 2, 3
+BASELINE, OUTER, WALK, EXACT, INNER = 0, 1, 2, 3, 4
 #: Pairs per parallel chunk of the walk.
 CHUNK = 2048
 #: Models of the harvest (at most) whose probabilities bracket the ranges.
@@ -45,7 +49,7 @@ class LabelReach:
     ``l``), ``NO`` (certified: no model does) or ``OPEN`` (tied with the
     level within the numeric tolerance, or stopped by the deadline);
     ``settled_by`` says which stage decided (``BASELINE``, ``OUTER``,
-    ``WALK``, ``EXACT``; -1 for open pairs).
+    ``INNER``, ``WALK``, ``EXACT``; -1 for open pairs).
     """
 
     status: np.ndarray
@@ -172,7 +176,8 @@ class MultinomialLevelSet:
         """Exact label reachability of the people ``X``.
 
         Stages: the baseline's labels; the outer ellipsoid's certified *no*
-        (:mod:`._multinomial_margins`); the walk (:mod:`._multinomial_walk`),
+        (:mod:`._multinomial_margins`); the inner ellipsoid's points, models
+        of the set without evaluating ``F``; the walk (:mod:`._multinomial_walk`),
         whose models settle *yes* for every pair they give and whose
         tangent bounds settle *no* (:mod:`._multinomial_dual`); the exact
         per-pair solver (:mod:`._multinomial_labels`) on what is left.
@@ -211,6 +216,13 @@ class MultinomialLevelSet:
         people, labels = np.nonzero(status == OPEN)
         out = self._outer_refutes(rows, people, labels, eps)
         status[people[out], labels[out]], settled[people[out], labels[out]] = NO, OUTER
+        people, labels = np.nonzero(status == OPEN)
+        # Witnesses of the inner ellipsoid need no evaluation of F.
+        found, models = ellipsoid_witnesses(
+            obj, self.inner(eps), rows, people, labels, shift
+        )
+        harvest.record(people[found], labels[found], models)
+        _mark_reached(harvest, status, settled, INNER)
         people, labels = np.nonzero(status == OPEN)
         order = np.random.RandomState(0).permutation(people.size)
         people, labels = people[order], labels[order]

@@ -26,13 +26,16 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.optimize import nnls
 
 from ._bounds import psi_below
-from ._multinomial_margins import full_scores
+from ._multinomial_dual import directions, leads
+from ._multinomial_margins import MarginProblem, full_covariance, full_scores
 from ._multinomial_objective import row_grams, score_ranges
 
 MAX_FIXED_POINT = 40
 FIXED_POINT_RTOL = 1e-2
 #: Relative margin of every certified comparison with a radius.
 RADIUS_SLACK = 1e-9
+#: Pairs per block of the witnesses of :func:`ellipsoid_witnesses`.
+WITNESS_BLOCK = 8192
 
 
 def psi_above(R):
@@ -133,6 +136,61 @@ def inner_ellipsoid(objective, theta_c, g, delta, R_outer):
     base = objective.scores(X, theta_c[:, None])[:, :, 0]
     ok = np.all(reach(objective, X, tight, base)[local] <= R_outer[local])
     return tight if ok else safe
+
+
+def ellipsoid_witnesses(objective, ell, rows, people, labels, lead):
+    """Models of the ellipsoid ``ell`` giving each pair's person its label.
+
+    Per pair, the point of ``ell`` with the largest least margin of the
+    label (:class:`MarginProblem`), kept when every rival trails it by at
+    least ``lead`` (checked on the model's own scores).
+
+    Parameters
+    ----------
+    objective : MultinomialObjective
+    ell : Ellipsoid
+    rows : ndarray (n_people, q)
+        The people's augmented rows.
+    people, labels : ndarray (J,)
+        The pairs.
+    lead : float
+
+    Returns
+    -------
+    found : ndarray (J,) of bool
+    models : ndarray (p, found.sum())
+        The witnesses of the found pairs, in their order.
+    """
+    found = np.zeros(len(people), dtype=bool)
+    if found.size == 0:
+        return found, np.empty((objective.dim, 0))
+    unique, where = np.unique(people, return_inverse=True)
+    z_c, G = ell.image(objective, rows[unique])
+    G = full_covariance(G)[where]
+    radius = np.sqrt(ell.radius2) * (1 - RADIUS_SLACK)
+    problem = MarginProblem(full_scores(z_c)[where], G, labels, radius)
+
+    def decided(upper, lower):
+        return (upper < 2 * lead) | (lower > 2 * lead)
+
+    _, lower, w = problem.solve(decided=decided)
+    models = []
+    for block in np.array_split(
+        np.flatnonzero(lower > 2 * lead), max(1, len(people) // WITNESS_BLOCK)
+    ):
+        mu = -w[block]  # the rivals' multipliers (they sum to 1)
+        mu[np.arange(block.size), labels[block]] = 0.0
+        norm = np.sqrt(np.einsum("jk,jkl,jl->j", w[block], G[block], w[block]))
+        pair_rows = rows[people[block]]
+        # The maximiser of w . s over the ellipsoid, in parameters.
+        step = ell.Q_inv @ directions(objective, pair_rows, labels[block], mu)
+        theta = ell.center[:, None] + step * (radius / norm)
+        ahead = leads(objective, pair_rows, theta, labels[block])
+        ahead[np.arange(block.size), labels[block]] = np.inf
+        ok = ahead.min(axis=1) >= lead
+        found[block[ok]] = True
+        models.append(theta[:, ok])
+    return found, np.hstack(models) if models else np.empty((objective.dim, 0))
 
 
 def margin_matrix(K, label):

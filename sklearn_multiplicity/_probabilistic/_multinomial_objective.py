@@ -146,12 +146,39 @@ class MultinomialObjective:
 
     def _loss(self, z, with_prob=True):
         """Per-row losses (n, B) and probabilities of classes 1.. (n, K-1, B)
-        (``None`` unless ``with_prob``), by a stable log-sum-exp."""
-        top = np.maximum(z.max(axis=1), 0.0)  # class 0 scores 0
+        (``None`` unless ``with_prob``); ``z`` is left as it is.
+
+        ``log(1 + sum_k exp(z_k))`` is summed directly, one label at a time
+        (reductions over the middle axis are slow): the exponentials are the
+        cost. Scores large enough to overflow take the shifted, stable sum.
+        """
+        n, k, B = z.shape
+        with np.errstate(over="ignore", invalid="ignore"):
+            e = np.exp(z)
+            total = np.ones((n, B))
+            for j in range(k):
+                total += e[:, j, :]
+            if not np.isfinite(total.max(initial=0.0)):
+                return self._shifted_loss(z, with_prob)
+        lse = np.log(total)
+        free = self.labels > 0
+        lse[free] -= z[np.flatnonzero(free), self.labels[free] - 1]
+        if not with_prob:
+            return lse, None
+        e /= total[:, None, :]
+        return lse, e
+
+    def _shifted_loss(self, z, with_prob):
+        """:meth:`_loss` by the log-sum-exp shifted by each row's top score."""
+        n, k, B = z.shape
+        top = np.zeros((n, B))  # class 0 scores 0
+        for j in range(k):
+            np.maximum(top, z[:, j, :], out=top)
         e = z - top[:, None, :]
         np.exp(e, out=e)
-        total = e.sum(axis=1)
-        total += np.exp(-top)
+        total = np.exp(-top)
+        for j in range(k):
+            total += e[:, j, :]
         lse = np.log(total)
         lse += top
         free = self.labels > 0

@@ -59,6 +59,7 @@ class Harvest:
         self.objective, self.rows, self.shift = objective, rows, shift
         self.index = np.full((rows.shape[0], objective.K), -1)
         self.models = []
+        self._evaluated = []  # per model: harvested on every person
         self.n_models = 0
         self._joined = None
         self._lock = threading.Lock()
@@ -85,22 +86,21 @@ class Harvest:
         elif values is None:
             values = obj.value(thetas)
         z = scores if self._training and scores is not None else None
-        if z is None:
-            z = obj.scores(self.rows, thetas)
         keep = values <= limit
         if not keep.any():
             return
-        if not keep.all():
-            thetas, z = thetas[:, keep], z[:, :, keep]
+        if z is None:
+            z = obj.scores(self.rows, thetas)
         # Only people with a pair still open can gain one.
         waiting = np.flatnonzero((self.index < 0).any(axis=1))
-        if waiting.size < self.index.shape[0]:
-            z = z[waiting]
-        top, clear = _clear_labels(z, self.shift)
+        if waiting.size == self.index.shape[0]:
+            waiting = None
+        top, clear = _clear_labels(z, self.shift, waiting)
+        clear &= keep[None, :]
         with self._lock:
             people, which = np.nonzero(clear)
             labels = top[people, which]
-            if waiting.size < self.index.shape[0]:
+            if waiting is not None:
                 people = waiting[people]
             new = self.index[people, labels] < 0
             people, labels, which = people[new], labels[new], which[new]
@@ -111,11 +111,25 @@ class Harvest:
             first[1:] = (people[1:] != people[:-1]) | (labels[1:] != labels[:-1])
             # Only the models giving some new pair are kept.
             used = np.unique(which[first])
-            where = self.n_models + np.searchsorted(used, which[first])
+            self._store(thetas[:, used], evaluated=True)
+            where = self.n_models - used.size + np.searchsorted(used, which[first])
             self.index[people[first], labels[first]] = where
-            self.models.append(thetas[:, used])
-            self.n_models += used.size
-            self._joined = None
+
+    def record(self, people, labels, thetas):
+        """Record models certified inside the set by another argument (the
+        inner ellipsoid), each the witness of its own pair ``(people[j],
+        labels[j])`` only: they are not evaluated on the other people."""
+        if len(people) == 0:
+            return
+        with self._lock:
+            self.index[people, labels] = self.n_models + np.arange(len(people))
+            self._store(thetas, evaluated=False)
+
+    def _store(self, thetas, evaluated):
+        self.models.append(thetas)
+        self._evaluated.append(np.full(thetas.shape[1], evaluated))
+        self.n_models += thetas.shape[1]
+        self._joined = None
 
     def all_models(self):
         """Every recorded model (p, n_models), in the order of ``index``."""
@@ -128,11 +142,20 @@ class Harvest:
             return self._joined
 
     def sample(self, count):
-        """At most ``count`` of the models, evenly spread (p, m)."""
+        """At most ``count`` of the models, evenly spread (p, m); the models
+        walked to the set's boundary first, then the recorded ones."""
         models = self.all_models()
-        if models.shape[1] <= count:
-            return models
-        return models[:, np.linspace(0, models.shape[1] - 1, count).astype(int)]
+        with self._lock:
+            evaluated = np.concatenate(self._evaluated or [np.zeros(0, dtype=bool)])
+        picked = []
+        for pool in (np.flatnonzero(evaluated), np.flatnonzero(~evaluated)):
+            room = count - sum(len(p) for p in picked)
+            if room <= 0 or pool.size == 0:
+                continue
+            if pool.size > room:
+                pool = pool[np.linspace(0, pool.size - 1, room).astype(int)]
+            picked.append(pool)
+        return models[:, np.sort(np.concatenate(picked))] if picked else models
 
     def model(self, person, label):
         """The witness of a reached pair (p,)."""
@@ -142,15 +165,26 @@ class Harvest:
         return self.all_models()[:, k]
 
 
-def _clear_labels(z, shift):
+def _clear_labels(z, shift, people=None):
     """The label (n, B) of each person at each model from the free scores
-    ``z`` (n, K - 1, B), and whether it leads every other by ``shift``."""
-    free_max, free_arg = z.max(axis=1), z.argmax(axis=1)
-    top = np.where(free_max > 0, free_arg + 1, 0)
-    rest = z.copy()
-    np.put_along_axis(rest, free_arg[:, None, :], -np.inf, axis=1)
-    second = np.where(top == 0, free_max, np.maximum(rest.max(axis=1), 0.0))
-    return top, np.maximum(free_max, 0.0) - second >= shift
+    ``z`` (n, K - 1, B) (of the ``people`` only, when given), and whether it
+    leads every other by ``shift``.
+
+    One pass per label keeps the two best scores (class 0 scores 0; the
+    first of tied labels wins, as ``argmax``)."""
+    n = z.shape[0] if people is None else len(people)
+    k, B = z.shape[1:]
+    top = np.zeros((n, B), dtype=int)
+    best = np.zeros((n, B))
+    second = np.full((n, B), -np.inf)
+    low = np.empty((n, B))
+    for j in range(k):
+        s = z[:, j, :] if people is None else z[people, j, :]
+        np.minimum(best, s, out=low)
+        np.maximum(second, low, out=second)
+        np.copyto(top, j + 1, where=s > best)
+        np.maximum(best, s, out=best)
+    return top, best - second >= shift
 
 
 class LabelWalk:

@@ -1,19 +1,28 @@
 """The stages of the label reach alone: the score-ellipsoid margins against
-sampled points, the tangent certificate against models of the set, and the
-walk's answers against scipy's constrained solver."""
+sampled points, the inner ellipsoid's witnesses, the tangent certificate
+against models of the set, and the walk's answers against scipy's
+constrained solver; the objective's two sums and the harvest's bookkeeping."""
 
 import numpy as np
 import pytest
 from multinomial_truth import fitted, min_with_label, objective, three_labels
+from scipy.special import logsumexp
 
 from sklearn_multiplicity._engine import Deadline
 from sklearn_multiplicity._probabilistic._multinomial import MultinomialLevelSet
 from sklearn_multiplicity._probabilistic._multinomial_dual import leads, tangent_bound
+from sklearn_multiplicity._probabilistic._multinomial_geometry import (
+    ellipsoid_witnesses,
+)
 from sklearn_multiplicity._probabilistic._multinomial_margins import (
     MarginProblem,
     full_scores,
 )
-from sklearn_multiplicity._probabilistic._multinomial_walk import Harvest, LabelWalk
+from sklearn_multiplicity._probabilistic._multinomial_walk import (
+    Harvest,
+    LabelWalk,
+    _clear_labels,
+)
 
 EPS = 0.03
 
@@ -103,3 +112,89 @@ def test_walk_answers_agree_with_scipy(level_set):
         assert best > level - 1e-7, (i, lab)
     # The set's objective is scikit-learn's (independent formula).
     assert ls.baseline_objective == pytest.approx(objective(W0, X, y, 1.0))
+
+
+def _shift(ls, rows):
+    base = full_scores(ls.objective.scores(rows, ls.theta0[:, None])[:, :, 0])
+    return 1e-8 * (1 + np.abs(base).max()), np.argmax(base, axis=1)
+
+
+def test_inner_witnesses_are_models_of_the_set_giving_their_label(level_set):
+    X, y, lr, ls = level_set
+    obj, K = ls.objective, ls.objective.K
+    rows = obj.augment(X)
+    shift, baseline = _shift(ls, rows)
+    people, labels = np.nonzero(np.arange(K)[None] != baseline[:, None])
+    inner = ls.inner(EPS)
+    found, models = ellipsoid_witnesses(obj, inner, rows, people, labels, shift)
+    assert 0 < found.sum() < found.size and models.shape == (obj.dim, found.sum())
+    offset = models - inner.center[:, None]
+    assert np.all(np.einsum("pj,pq,qj->j", offset, inner.Q, offset) <= inner.radius2)
+    assert np.all(obj.value(models) <= ls.level(EPS))
+    ahead = leads(obj, rows[people[found]], models, labels[found])
+    ahead[np.arange(found.sum()), labels[found]] = np.inf
+    assert np.all(ahead.min(axis=1) >= shift)
+    # A pair the inner ellipsoid misses has no sampled point giving it.
+    rng = np.random.RandomState(0)
+    u = rng.normal(size=(obj.dim, 4000))
+    u /= np.sqrt(np.einsum("pj,pq,qj->j", u, inner.Q, u))
+    thetas = inner.center[:, None] + np.sqrt(inner.radius2) * u * rng.uniform(
+        0, 1, size=4000
+    ) ** (1 / obj.dim)
+    for i, lab in zip(people[~found], labels[~found], strict=True):
+        s = full_scores(obj.scores(rows[i : i + 1], thetas)[0].T)
+        lead = s[:, lab][:, None] - np.delete(s, lab, axis=1)
+        assert not np.any(lead.min(axis=1) > 1e-6), (i, lab)
+
+
+def test_clear_labels_are_the_top_label_and_its_lead():
+    rng = np.random.RandomState(0)
+    for k in (1, 2, 4, 7):
+        z = rng.normal(size=(300, k, 5)).round(1)  # ties and zeros
+        full = full_scores(np.moveaxis(z, 1, 2))  # (n, B, K)
+        ordered = np.sort(full, axis=2)
+        for people in (None, np.array([3, 0, 299, 150])):
+            top, clear = _clear_labels(z, 0.05, people)
+            pick = slice(None) if people is None else people
+            f, o = full[pick], ordered[pick]
+            assert np.array_equal(top, np.argmax(f, axis=2))
+            assert np.array_equal(clear, o[:, :, -1] - o[:, :, -2] >= 0.05)
+
+
+def test_objective_sums_directly_and_shifted_alike(level_set):
+    X, y, lr, ls = level_set
+    obj = ls.objective
+    rng = np.random.RandomState(0)
+    # Ordinary models, and models whose scores overflow exp (above 709).
+    for scale in (0.5, 400.0):
+        thetas = ls.center[:, None] + scale * rng.normal(size=(obj.dim, 6))
+        z = obj.scores(obj.X, thetas)
+        assert (np.abs(z).max() > 709) == (scale > 1)
+        full = full_scores(np.moveaxis(z, 1, 2))  # (n, B, K)
+        picked = np.take_along_axis(full, obj.labels[:, None, None], axis=2)[:, :, 0]
+        expected = obj.a @ (logsumexp(full, axis=2) - picked)
+        expected += obj.penalty_value(thetas)
+        value, grad = obj.derivatives(thetas)
+        assert np.all(np.isfinite(value)) and np.all(np.isfinite(grad))
+        np.testing.assert_allclose(value, expected, rtol=1e-13)
+        np.testing.assert_allclose(obj.value(thetas), expected, rtol=1e-13)
+    direct, _ = obj._loss(z[:, :, :0])
+    assert direct.shape == (len(obj.X), 0)
+
+
+def test_harvest_samples_walked_models_before_recorded_ones(level_set):
+    X, y, lr, ls = level_set
+    obj = ls.objective
+    rows = obj.augment(X)
+    shift, baseline = _shift(ls, rows)
+    harvest = Harvest(obj, rows, shift)
+    harvest.add(ls.theta0[:, None], ls.level(EPS))
+    recorded = np.repeat(ls.center[:, None], 5, axis=1) + 1e-3
+    others = np.flatnonzero(baseline != 0)[:5]
+    harvest.record(others, np.zeros(5, dtype=int), recorded)
+    assert harvest.n_models == 6
+    assert np.array_equal(harvest.model(others[2], 0), recorded[:, 2])
+    assert np.array_equal(harvest.sample(1), ls.theta0[:, None])
+    assert harvest.sample(3).shape[1] == 3
+    assert np.array_equal(harvest.sample(3)[:, 0], ls.theta0)
+    assert harvest.sample(100).shape[1] == 6
