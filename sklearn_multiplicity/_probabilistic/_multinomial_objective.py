@@ -25,6 +25,8 @@ curvature (the covariance of ``u`` with a squared centred score under the
 softmax), so the score *range* of a row plays the part of the binary margin.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from sklearn.linear_model import LogisticRegression
@@ -144,13 +146,14 @@ class MultinomialObjective:
         )
         return out.reshape(theta.shape)
 
-    def _loss(self, z, with_prob=True):
-        """Per-row losses (n, B) and probabilities of classes 1.. (n, K-1, B)
-        (``None`` unless ``with_prob``); ``z`` is left as it is.
+    def _softmax_parts(self, z):
+        """Per-row losses (n, B), the exponentials of the scores ``z`` (n, K -
+        1, B) and their sums with class 0 (n, B); ``z`` is left as it is.
 
         ``log(1 + sum_k exp(z_k))`` is summed directly, one label at a time
         (reductions over the middle axis are slow): the exponentials are the
-        cost. Scores large enough to overflow take the shifted, stable sum.
+        cost. Scores large enough to overflow shift each row by its top
+        score (the exponentials and sums shifted alike).
         """
         n, k, B = z.shape
         with np.errstate(over="ignore", invalid="ignore"):
@@ -158,65 +161,54 @@ class MultinomialObjective:
             total = np.ones((n, B))
             for j in range(k):
                 total += e[:, j, :]
+            top = None
             if not np.isfinite(total.max(initial=0.0)):
-                return self._shifted_loss(z, with_prob)
+                top = np.zeros((n, B))  # class 0 scores 0
+                for j in range(k):
+                    np.maximum(top, z[:, j, :], out=top)
+                np.subtract(z, top[:, None, :], out=e)
+                np.exp(e, out=e)
+                total = np.exp(-top)
+                for j in range(k):
+                    total += e[:, j, :]
         lse = np.log(total)
+        if top is not None:
+            lse += top
         free = self.labels > 0
         lse[free] -= z[np.flatnonzero(free), self.labels[free] - 1]
-        if not with_prob:
-            return lse, None
-        e /= total[:, None, :]
-        return lse, e
-
-    def _shifted_loss(self, z, with_prob):
-        """:meth:`_loss` by the log-sum-exp shifted by each row's top score."""
-        n, k, B = z.shape
-        top = np.zeros((n, B))  # class 0 scores 0
-        for j in range(k):
-            np.maximum(top, z[:, j, :], out=top)
-        e = z - top[:, None, :]
-        np.exp(e, out=e)
-        total = np.exp(-top)
-        for j in range(k):
-            total += e[:, j, :]
-        lse = np.log(total)
-        lse += top
-        free = self.labels > 0
-        lse[free] -= z[np.flatnonzero(free), self.labels[free] - 1]
-        if not with_prob:
-            return lse, None
-        e /= total[:, None, :]
-        return lse, e
+        return lse, e, total
 
     def value(self, theta):
         """``F`` at the columns of ``theta`` (p, B)."""
-        loss, _ = self._loss(self.scores(self.X, theta), with_prob=False)
-        return self.a @ loss + self.penalty_value(theta)
+        return self.evaluate(theta).value
 
     def value_and_scores(self, theta):
         """``F`` at the columns of ``theta`` (p, B) and the training rows'
         scores there (n, K - 1, B), from one product."""
+        evaluation = self.evaluate(theta)
+        return evaluation.value, evaluation.scores
+
+    def evaluate(self, theta):
+        """``F`` at the columns of ``theta`` (p, B), with the training rows'
+        scores and what the gradient needs (:class:`Evaluation`)."""
         z = self.scores(self.X, theta)
-        loss, _ = self._loss(z, with_prob=False)  # leaves z as it is
-        return self.a @ loss + self.penalty_value(theta), z
+        loss, e, total = self._softmax_parts(z)
+        value = self.a @ loss + self.penalty_value(theta)
+        return Evaluation(self, theta, value, z, e, total)
 
     def derivatives(self, theta, scores=False):
         """``(F, gradient)`` at the columns of ``theta`` (p, B); ``scores``:
         also the training rows' scores there (n, K - 1, B)."""
-        z = self.scores(self.X, theta)
-        loss, prob = self._loss(z)
-        value = self.a @ loss + self.penalty_value(theta)
-        prob -= self.onehot[:, :, None]
-        prob *= self.a[:, None, None]
-        B = theta.shape[1]
-        g = self.X.T @ prob.reshape(self.X.shape[0], -1)  # (q, (K-1) B)
-        g = g.reshape(self.q, self.K - 1, B).transpose(1, 0, 2).reshape(self.dim, B)
-        g += self.penalty_gradient(theta)
-        return (value, g, z) if scores else (value, g)
+        evaluation = self.evaluate(theta)
+        g = evaluation.gradient()
+        if scores:
+            return evaluation.value, g, evaluation.scores
+        return evaluation.value, g
 
     def probabilities(self, theta):
         """Probabilities of classes 1.. (n, K - 1) at one ``theta`` (p,)."""
-        return self._loss(self.scores(self.X, theta[:, None]))[1][:, :, 0]
+        _, e, total = self._softmax_parts(self.scores(self.X, theta[:, None]))
+        return (e / total[:, None, :])[:, :, 0]
 
     def hessian(self, theta, row_scale=None):
         """``sum_i a_i c_i (diag(pi_i) - pi_i pi_i') (x) x~_i x~_i' + penalty``
@@ -249,6 +241,34 @@ class MultinomialObjective:
         idx = np.arange(self.n_coef)
         H4[:, idx, :, idx] += self.rho * self.mix
         return H
+
+
+@dataclass
+class Evaluation:
+    """``F`` at models ``theta`` (p, B), the training rows' ``scores`` there
+    (n, K - 1, B) and the softmax parts of :meth:`gradient`, which is
+    computed only for the models asked (a model already settled needs
+    none)."""
+
+    objective: MultinomialObjective
+    theta: np.ndarray
+    value: np.ndarray
+    scores: np.ndarray
+    exponentials: np.ndarray
+    totals: np.ndarray
+
+    def gradient(self, columns=None):
+        """The gradient (p, m) at the models ``columns`` (default: all)."""
+        obj = self.objective
+        pick = slice(None) if columns is None else columns
+        prob = self.exponentials[:, :, pick] / self.totals[:, None, pick]
+        prob -= obj.onehot[:, :, None]
+        prob *= obj.a[:, None, None]
+        B = prob.shape[2]
+        g = obj.X.T @ prob.reshape(obj.X.shape[0], -1)  # (q, (K-1) B)
+        g = g.reshape(obj.q, obj.K - 1, B).transpose(1, 0, 2).reshape(obj.dim, B)
+        g += obj.penalty_gradient(self.theta[:, pick])
+        return g
 
 
 def multinomial_objective(estimator, X, y, sample_weight=None):

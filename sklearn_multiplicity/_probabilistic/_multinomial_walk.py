@@ -91,17 +91,8 @@ class Harvest:
             return
         if z is None:
             z = obj.scores(self.rows, thetas)
-        # Only people with a pair still open can gain one.
-        waiting = np.flatnonzero((self.index < 0).any(axis=1))
-        if waiting.size == self.index.shape[0]:
-            waiting = None
-        top, clear = _clear_labels(z, self.shift, waiting)
-        clear &= keep[None, :]
+        people, labels, which = _new_pairs(z, self.index < 0, self.shift, keep)
         with self._lock:
-            people, which = np.nonzero(clear)
-            labels = top[people, which]
-            if waiting is not None:
-                people = waiting[people]
             new = self.index[people, labels] < 0
             people, labels, which = people[new], labels[new], which[new]
             # The first model giving each new pair.
@@ -165,26 +156,53 @@ class Harvest:
         return self.all_models()[:, k]
 
 
-def _clear_labels(z, shift, people=None):
-    """The label (n, B) of each person at each model from the free scores
-    ``z`` (n, K - 1, B) (of the ``people`` only, when given), and whether it
-    leads every other by ``shift``.
+def _new_pairs(z, open_pairs, shift, models):
+    """The open pairs some of the ``models`` give.
 
-    One pass per label keeps the two best scores (class 0 scores 0; the
-    first of tied labels wins, as ``argmax``)."""
-    n = z.shape[0] if people is None else len(people)
-    k, B = z.shape[1:]
-    top = np.zeros((n, B), dtype=int)
-    best = np.zeros((n, B))
-    second = np.full((n, B), -np.inf)
-    low = np.empty((n, B))
+    Parameters
+    ----------
+    z : ndarray (n, K - 1, B)
+        The people's free scores at the models (class 0 scores 0).
+    open_pairs : ndarray (n, K) of bool
+    shift : float
+        Lead over every other label a model must give.
+    models : ndarray (B,) of bool
+        The models that may give pairs.
+
+    Returns
+    -------
+    people, labels, which : ndarray (m,)
+        Each pair given, once per model giving it (``which``).
+
+    The top score of every person and model is one pass per label; a
+    label is then compared with it only for the people who have it open,
+    and the lead over the second score is checked only where it is on top.
+    """
+    n, k, B = z.shape
+    best = np.zeros((n, B))  # class 0 scores 0
     for j in range(k):
-        s = z[:, j, :] if people is None else z[people, j, :]
-        np.minimum(best, s, out=low)
-        np.maximum(second, low, out=second)
-        np.copyto(top, j + 1, where=s > best)
-        np.maximum(best, s, out=best)
-    return top, best - second >= shift
+        np.maximum(best, z[:, j, :], out=best)
+    found = ([], [], [])
+    for label in range(k + 1):
+        people = np.flatnonzero(open_pairs[:, label])
+        if people.size == 0:
+            continue
+        own = z[people, label - 1, :] if label else np.zeros((people.size, B))
+        rows, which = np.nonzero((own >= best[people]) & models[None, :])
+        if rows.size == 0:
+            continue
+        who = people[rows]
+        full = np.concatenate(
+            [np.zeros((who.size, 1)), z[who, :, which]], axis=1
+        )  # (m, K)
+        full[:, label] = -np.inf
+        ahead = own[rows, which] - full.max(axis=1) >= shift
+        found[0].append(who[ahead])
+        found[1].append(np.full(int(ahead.sum()), label))
+        found[2].append(which[ahead])
+    if not found[0]:
+        return tuple(np.zeros(0, dtype=int) for _ in range(3))
+    return tuple(np.concatenate(part) for part in found)
 
 
 class LabelWalk:
@@ -268,16 +286,14 @@ class LabelWalk:
                 towards[:, new] = target - theta[:, new]
                 active = active[~refuted[active]]
             trial = theta[:, active] + length[active] * towards[:, active]
-            value, grad, z = obj.derivatives(trial, scores=True)
-            harvest.add(trial, self.limit, value, z)
-            del z
-            still = ~harvest.reached[people[active], labels[active]]
-            active, trial, value, grad = (
-                active[still],
-                trial[:, still],
-                value[still],
-                grad[:, still],
-            )
+            evaluation = obj.evaluate(trial)
+            harvest.add(trial, self.limit, evaluation.value, evaluation.scores)
+            still = np.flatnonzero(~harvest.reached[people[active], labels[active]])
+            # Settled pairs need no gradient.
+            grad = evaluation.gradient(still)
+            value = evaluation.value[still]
+            active, trial = active[still], trial[:, still]
+            del evaluation
             take = ~inside[active] | (value <= F[active])
             idx = active[take]
             theta[:, idx], F[idx], g[:, idx] = (

@@ -21,7 +21,7 @@ from sklearn_multiplicity._probabilistic._multinomial_margins import (
 from sklearn_multiplicity._probabilistic._multinomial_walk import (
     Harvest,
     LabelWalk,
-    _clear_labels,
+    _new_pairs,
 )
 
 EPS = 0.03
@@ -147,18 +147,24 @@ def test_inner_witnesses_are_models_of_the_set_giving_their_label(level_set):
         assert not np.any(lead.min(axis=1) > 1e-6), (i, lab)
 
 
-def test_clear_labels_are_the_top_label_and_its_lead():
+def test_new_pairs_are_the_open_top_labels_with_their_lead():
     rng = np.random.RandomState(0)
     for k in (1, 2, 4, 7):
         z = rng.normal(size=(300, k, 5)).round(1)  # ties and zeros
+        open_pairs = rng.uniform(size=(300, k + 1)) < 0.6
+        models = np.array([True, False, True, True, True])
         full = full_scores(np.moveaxis(z, 1, 2))  # (n, B, K)
         ordered = np.sort(full, axis=2)
-        for people in (None, np.array([3, 0, 299, 150])):
-            top, clear = _clear_labels(z, 0.05, people)
-            pick = slice(None) if people is None else people
-            f, o = full[pick], ordered[pick]
-            assert np.array_equal(top, np.argmax(f, axis=2))
-            assert np.array_equal(clear, o[:, :, -1] - o[:, :, -2] >= 0.05)
+        top = np.argmax(full, axis=2)
+        clear = ordered[:, :, -1] - ordered[:, :, -2] >= 0.05
+        rows = np.arange(300)[:, None]
+        expected = clear & open_pairs[rows, top] & models[None, :]
+        people, labels, which = _new_pairs(z, open_pairs, 0.05, models)
+        got = np.zeros_like(expected)
+        got[people, which] = True
+        assert np.array_equal(got, expected)
+        assert np.array_equal(labels, top[people, which])
+        assert len(people) == expected.sum()
 
 
 def test_objective_sums_directly_and_shifted_alike(level_set):
@@ -178,8 +184,12 @@ def test_objective_sums_directly_and_shifted_alike(level_set):
         assert np.all(np.isfinite(value)) and np.all(np.isfinite(grad))
         np.testing.assert_allclose(value, expected, rtol=1e-13)
         np.testing.assert_allclose(obj.value(thetas), expected, rtol=1e-13)
-    direct, _ = obj._loss(z[:, :, :0])
-    assert direct.shape == (len(obj.X), 0)
+    assert obj.evaluate(thetas[:, :0]).value.shape == (0,)
+    # The gradient of some models is the gradient of those models alone.
+    evaluation = obj.evaluate(thetas)
+    np.testing.assert_allclose(
+        evaluation.gradient([4, 1]), obj.derivatives(thetas[:, [4, 1]])[1], rtol=1e-12
+    )
 
 
 def test_harvest_samples_walked_models_before_recorded_ones(level_set):
