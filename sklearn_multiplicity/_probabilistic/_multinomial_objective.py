@@ -258,16 +258,27 @@ class Evaluation:
     totals: np.ndarray
 
     def gradient(self, columns=None):
-        """The gradient (p, m) at the models ``columns`` (default: all)."""
+        """The gradient (p, m) at the models ``columns`` (default: all).
+
+        The softmax parts are turned into probabilities in place: ask once.
+        """
         obj = self.objective
-        pick = slice(None) if columns is None else columns
-        prob = self.exponentials[:, :, pick] / self.totals[:, None, pick]
+        if self.exponentials is None:
+            raise RuntimeError("The gradient of an evaluation is computed once.")
+        B = self.totals.shape[1]
+        if columns is None or np.array_equal(columns, np.arange(B)):
+            prob, totals, theta = self.exponentials, self.totals, self.theta
+        else:
+            prob = np.take(self.exponentials, columns, axis=2)
+            totals, theta = self.totals[:, columns], self.theta[:, columns]
+        self.exponentials = None
+        prob /= totals[:, None, :]
         prob -= obj.onehot[:, :, None]
         prob *= obj.a[:, None, None]
-        B = prob.shape[2]
-        g = obj.X.T @ prob.reshape(obj.X.shape[0], -1)  # (q, (K-1) B)
-        g = g.reshape(obj.q, obj.K - 1, B).transpose(1, 0, 2).reshape(obj.dim, B)
-        g += obj.penalty_gradient(self.theta[:, pick])
+        m = prob.shape[2]
+        g = obj.X.T @ prob.reshape(obj.X.shape[0], -1)  # (q, (K-1) m)
+        g = g.reshape(obj.q, obj.K - 1, m).transpose(1, 0, 2).reshape(obj.dim, m)
+        g += obj.penalty_gradient(theta)
         return g
 
 
