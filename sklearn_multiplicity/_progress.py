@@ -238,9 +238,10 @@ class StageProgress:
         print(f"{self.prefix}{text}", file=sys.stderr, flush=True)
 
     @contextlib.contextmanager
-    def stage(self, name, asked):
+    def stage(self, name, asked, read=None):
         """A context yielding ``settled(k)``, which counts ``k`` more items
-        settled (thread-safe) on a bar of ``asked``."""
+        settled (thread-safe) on a bar of ``asked``; ``read()``, when given,
+        adds the items the stage's own state shows settled."""
         from tqdm.auto import tqdm
 
         bar = tqdm(total=asked, desc=name, unit=self.unit)
@@ -253,7 +254,8 @@ class StageProgress:
 
         def show():
             with lock:
-                bar.n = count[0]
+                counted = count[0]
+            bar.n = counted + (0 if read is None else read())
             bar.refresh()
 
         try:

@@ -111,7 +111,9 @@ class ProbabilisticAuditor(
         ``>= 1``: a progress line for each stage of a request's ranges (the
         closed-form bounds, the boundary walk and the exact solver), with
         the ends it settled and its time, and while a stage runs a bar of
-        the ends settled so far, read every two seconds.
+        the ends settled so far, read every two seconds. With three or more
+        labels, the same for the label reach: the pairs (person, label) the
+        ellipsoids, the walk and the exact solver settle.
     time_limit : float or None, default="deprecated"
         Former name of ``total_time_limit``; when set, its value is used.
 
@@ -371,10 +373,11 @@ class ProbabilisticAuditor(
             self._cache[key] = (ranges, budget)
         return ranges
 
-    def _progress(self, eps):
+    def _progress(self, eps, unit="end"):
         """The progress of a request at ``eps`` (``verbose >= 1``): a line
-        per stage, a bar of the ends settled while a stage runs."""
-        return StageProgress(f"[{type(self).__name__}] eps={eps:g} nats: ")
+        per stage, a bar of the ends (or label pairs) settled while a stage
+        runs."""
+        return StageProgress(f"[{type(self).__name__}] eps={eps:g} nats: ", unit)
 
     def _deadline(self):
         """The deadline of a request starting now (see :func:`request_deadline`)."""

@@ -12,69 +12,22 @@ largest probabilities above).
 from dataclasses import dataclass
 
 import numpy as np
-from joblib import Parallel, delayed
 from scipy.linalg import cho_factor, cho_solve
 from scipy.special import softmax
 from threadpoolctl import threadpool_limits
 
-from .._core import Bounds
-from .._engine import Deadline
-from ._multinomial_geometry import (
-    ellipsoid_witnesses,
-    inner_ellipsoid,
-    outer_ellipsoid,
-)
-from ._multinomial_labels import NO, OPEN, YES, ConeProblem, settle_pairs
+from ._multinomial_geometry import inner_ellipsoid, outer_ellipsoid
+from ._multinomial_labels import NO
 from ._multinomial_margins import MarginProblem, full_covariance, full_scores
 from ._multinomial_objective import (
     minimum,
     multinomial_objective,
     score_ranges,
 )
-from ._multinomial_walk import Harvest, LabelWalk, slack_of
+from ._multinomial_reach import reach_labels
 
-#: How each pair was settled.
-BASELINE, OUTER, WALK, EXACT, INNER = 0, 1, 2, 3, 4
-#: Pairs per parallel chunk of the walk.
-CHUNK = 2048
 #: Models of the harvest (at most) whose probabilities bracket the ranges.
 RANGE_MODELS = 512
-
-
-@dataclass
-class LabelReach:
-    """Which labels the models of the level set give each person.
-
-    ``status[i, l]`` is ``YES`` (a model of the set, :meth:`witness`, gives
-    ``l``), ``NO`` (certified: no model does) or ``OPEN`` (tied with the
-    level within the numeric tolerance, or stopped by the deadline);
-    ``settled_by`` says which stage decided (``BASELINE``, ``OUTER``,
-    ``INNER``, ``WALK``, ``EXACT``; -1 for open pairs).
-    """
-
-    status: np.ndarray
-    settled_by: np.ndarray
-    baseline: np.ndarray
-    harvest: Harvest
-    eps: float = 0.0
-
-    @property
-    def complete(self):
-        return not np.any(self.status == OPEN)
-
-    def witness(self, person, label):
-        """A model of the set (p,) giving ``person`` the ``label`` (YES pairs)."""
-        return self.harvest.model(person, label)
-
-    def ambiguity(self, sample_weight=None):
-        """Certified share of people some model gives another label."""
-        n = len(self.baseline)
-        w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
-        other = np.ones_like(self.status, dtype=bool)
-        other[np.arange(n), self.baseline] = False
-        sure = np.any((self.status == YES) & other, axis=1)
-        possible = np.any((self.status != NO) & other, axis=1)
-        return Bounds(float(w @ sure / w.sum()), float(w @ possible / w.sum()))
 
 
 @dataclass
@@ -172,15 +125,16 @@ class MultinomialLevelSet:
         z = self.objective.scores(rows, self.theta0[:, None])[:, :, 0]
         return full_scores(z)
 
-    def label_reach(self, X, eps, *, deadline=None, n_jobs=None):
+    def label_reach(self, X, eps, *, deadline=None, n_jobs=None, progress=None):
         """Exact label reachability of the people ``X``.
 
-        Stages: the baseline's labels; the outer ellipsoid's certified *no*
-        (:mod:`._multinomial_margins`); the inner ellipsoid's points, models
-        of the set without evaluating ``F``; the walk (:mod:`._multinomial_walk`),
-        whose models settle *yes* for every pair they give and whose
-        tangent bounds settle *no* (:mod:`._multinomial_dual`); the exact
-        per-pair solver (:mod:`._multinomial_labels`) on what is left.
+        Stages (:mod:`._multinomial_reach`): the baseline's labels; the
+        outer ellipsoid's certified *no* (:mod:`._multinomial_margins`); the
+        inner ellipsoid's points, models of the set without evaluating
+        ``F``; the walk (:mod:`._multinomial_walk`), whose models settle
+        *yes* for every pair they give and whose tangent bounds settle *no*
+        (:mod:`._multinomial_dual`); the exact per-pair solver
+        (:mod:`._multinomial_labels`) on what is left.
 
         Parameters
         ----------
@@ -192,64 +146,19 @@ class MultinomialLevelSet:
             they leave are ``OPEN``.
         n_jobs : int or None, default=None
             Threads of the walk and the exact stage (joblib).
+        progress : StageProgress or None, default=None
+            Receives a line per stage, and a bar of the pairs the walk
+            settles while it runs.
 
         Returns
         -------
         LabelReach
         """
-        deadline = Deadline(None) if deadline is None else deadline
-        obj, K = self.objective, self.objective.K
-        rows = obj.augment(np.asarray(X, dtype=float))
-        n = rows.shape[0]
-        outer = self.outer(eps)
-        base = self.baseline_scores(rows)
-        baseline = np.argmax(base, axis=1)
-        shift = 1e-8 * (1 + np.abs(base).max(initial=0.0))
-        harvest = Harvest(obj, rows, shift)
-        # The baseline is in the set by definition (F = level - eps).
-        harvest.add(self.theta0[:, None], self.level(eps) + slack_of(self.level(eps)))
-        status = np.full((n, K), OPEN)
-        settled = np.full((n, K), -1)
-        status[np.arange(n), baseline] = YES
-        settled[np.arange(n), baseline] = BASELINE
-        _mark_reached(harvest, status, settled, BASELINE)
-        people, labels = np.nonzero(status == OPEN)
-        out = self._outer_refutes(rows, people, labels, eps)
-        status[people[out], labels[out]], settled[people[out], labels[out]] = NO, OUTER
-        people, labels = np.nonzero(status == OPEN)
-        # Witnesses of the inner ellipsoid need no evaluation of F.
-        found, models = ellipsoid_witnesses(
-            obj, self.inner(eps), rows, people, labels, shift
+        return reach_labels(
+            self, X, eps, deadline=deadline, n_jobs=n_jobs, progress=progress
         )
-        harvest.record(people[found], labels[found], models)
-        _mark_reached(harvest, status, settled, INNER)
-        people, labels = np.nonzero(status == OPEN)
-        order = np.random.RandomState(0).permutation(people.size)
-        people, labels = people[order], labels[order]
-        walk = LabelWalk(obj, self.center, self.H_inv, self.level(eps), shift, outer)
-        refuted = _in_chunks(
-            lambda s: walk.run(rows, people[s], labels[s], harvest, deadline),
-            people.size,
-            n_jobs,
-        )
-        status[people[refuted], labels[refuted]] = NO
-        settled[people[refuted], labels[refuted]] = WALK
-        _mark_reached(harvest, status, settled, WALK)
-        people, labels = np.nonzero(status == OPEN)
-        problem = ConeProblem(
-            obj, self.center, self.H_inv, self.level(eps), shift, outer
-        )
-        found, models, _ = settle_pairs(
-            problem, rows, people, labels, deadline=deadline, n_jobs=n_jobs
-        )
-        yes = found == YES
-        harvest.add(models[:, yes], walk.limit)
-        no = found == NO
-        status[people[no], labels[no]], settled[people[no], labels[no]] = NO, EXACT
-        _mark_reached(harvest, status, settled, EXACT)
-        return LabelReach(status, settled, baseline, harvest, eps)
 
-    def _outer_refutes(self, rows, people, labels, eps):
+    def outer_refutes(self, rows, people, labels, eps):
         """Pairs whose label the outer ellipsoid never gives (certified by
         the multipliers of :class:`MarginProblem`)."""
         outer = self.outer(eps)
@@ -361,22 +270,6 @@ class MultinomialLevelSet:
         lower = np.exp2(blahut_arimoto(W, iterations))
         upper = np.minimum(ranges.upper_out.sum(axis=1), self.objective.K)
         return np.minimum(lower, upper), upper
-
-
-def _mark_reached(harvest, status, settled, stage):
-    new = harvest.reached & (status == OPEN)
-    status[new], settled[new] = YES, stage
-
-
-def _in_chunks(run, size, n_jobs):
-    """``run(slice)`` over chunks of ``range(size)`` in threads; the masks
-    they return, joined."""
-    chunks = [slice(s, s + CHUNK) for s in range(0, size, CHUNK)]
-    with threadpool_limits(1):
-        parts = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(run)(c) for c in chunks
-        )
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
 
 
 def _largest_leads(z_c, G, radius2):

@@ -43,20 +43,20 @@ class LabelAudit:
         self.Z, self.weight = Z, np.asarray(weight, dtype=float)
         self._cache = {}
 
-    def reach(self, eps, deadline, n_jobs=None, Z=None):
+    def reach(self, eps, deadline, n_jobs=None, Z=None, progress=None):
         """The label reach of the training rows (cached per ``eps``; solved
         again when a request has more time than the one that left pairs
-        open) or of the rows ``Z``."""
+        open) or of the rows ``Z``; ``progress``: a
+        :class:`~.._progress.StageProgress` of the stages."""
+        options = dict(deadline=deadline, n_jobs=n_jobs, progress=progress)
         if Z is not None:
-            return self.level_set.label_reach(Z, eps, deadline=deadline, n_jobs=n_jobs)
+            return self.level_set.label_reach(Z, eps, **options)
         budget = deadline.remaining()
         if eps in self._cache:
             reach, before = self._cache[eps]
             if reach.complete or not more_time(budget, before):
                 return reach
-        reach = self.level_set.label_reach(
-            self.Z, eps, deadline=deadline, n_jobs=n_jobs
-        )
+        reach = self.level_set.label_reach(self.Z, eps, **options)
         self._cache[eps] = (reach, budget)
         return reach
 
@@ -170,8 +170,8 @@ class LabelsMixin:
     """K-label readings of :class:`ProbabilisticAuditor`.
 
     Reads the auditor's ``_labels`` (a :class:`LabelAudit`, None for two
-    labels), ``_eps``, ``_deadline``, ``n_jobs``, ``tol``, ``_row_index`` and
-    ``_baseline``.
+    labels), ``_eps``, ``_deadline``, ``_progress``, ``verbose``, ``n_jobs``,
+    ``tol``, ``_row_index`` and ``_baseline``.
     """
 
     def _label_audit(self, name):
@@ -187,7 +187,8 @@ class LabelsMixin:
     def _reach(self, eps, X=None):
         eps = self._eps(eps)
         Z = None if X is None else self._new_audit_rows(X)
-        return self._labels.reach(eps, self._deadline(), self.n_jobs, Z), Z
+        progress = self._progress(eps, unit="pair") if self.verbose >= 1 else None
+        return self._labels.reach(eps, self._deadline(), self.n_jobs, Z, progress), Z
 
     def _new_audit_rows(self, X):
         validate_data(self, X, dtype=None, ensure_all_finite=False, reset=False)

@@ -2,6 +2,7 @@
 readings against scipy's constrained solver, their shapes, and the errors of
 the readings defined for two labels only."""
 
+import time
 import warnings
 
 import numpy as np
@@ -157,3 +158,45 @@ def test_pipeline_and_clone():
     assert reach.shape == (5, 3)
     model = auditor.label_model(0, auditor.predict(X[:1] * 10)[0])
     assert auditor.objective(model) <= auditor.objective_level()
+
+
+def test_verbose_reports_the_stages_of_the_label_reach(monkeypatch, capsys):
+    from sklearn_multiplicity import _progress
+    from sklearn_multiplicity._probabilistic import _multinomial_walk
+
+    monkeypatch.setattr(_progress, "TICK_SECONDS", 0.05)
+    walk = _multinomial_walk.LabelWalk._walk
+
+    def slow_walk(self, *args, **kwargs):  # the bar must move along the walk
+        time.sleep(0.05)
+        return walk(self, *args, **kwargs)
+
+    monkeypatch.setattr(_multinomial_walk.LabelWalk, "_walk", slow_walk)
+    monkeypatch.setattr(_multinomial_walk, "BLOCK_FLOATS", 1)  # 8 pairs a block
+    X, y = three_labels(seed=2, n=60)
+    quiet = ProbabilisticAuditor(_lr(), epsilon=EPS, total_time_limit=None)
+    quiet.fit(X, y).reachable_labels()
+    assert capsys.readouterr().err == ""
+    auditor = ProbabilisticAuditor(
+        _lr(), epsilon=EPS, total_time_limit=None, verbose=1, n_jobs=1
+    )
+    status = auditor.fit(X, y).reachable_labels().to_numpy()
+    shown = capsys.readouterr()
+    assert shown.out == ""  # progress goes to stderr
+    err = shown.err.replace("\r", "\n").splitlines()
+    lines = [line for line in err if line.startswith("[ProbabilisticAuditor]")]
+    assert lines[0].startswith(f"[ProbabilisticAuditor] eps={EPS:g} nats: ")
+    asked = len(y) * 2  # every person's two other labels
+    assert f"{asked} pairs (person, other label) of {len(y)} people" in lines[0]
+    walked = int(lines[0].split("; ")[-1].split()[0])
+    assert any(
+        "walk settled" in line and f"of {walked} pairs" in line for line in lines
+    )
+    counts = {
+        int(line.split("|")[2].split("/")[0]) for line in err if line.startswith("walk")
+    }
+    # Read at the start, along the way and at the end.
+    assert len(counts) >= 3 and max(counts) == walked
+    assert np.all(status != "open")
+    auditor.reachable_labels()  # cached: nothing computed, nothing said
+    assert capsys.readouterr().err == ""

@@ -1,0 +1,185 @@
+"""Which labels the models of a multinomial level set give each person.
+
+The stages of :meth:`~._multinomial.MultinomialLevelSet.label_reach`, cheapest
+first, each settling what it can and passing the rest on:
+
+1. the baseline's own labels;
+2. the outer ellipsoid's certified *no* (:mod:`._multinomial_margins`);
+3. the inner ellipsoid's points: models of the set by its certificate, so a
+   pair they reach costs no evaluation of ``F``
+   (:func:`~._multinomial_geometry.ellipsoid_witnesses`);
+4. the walk (:mod:`._multinomial_walk`): one evaluation of ``F`` over the
+   training rows per step, shared by every pair the model gives;
+5. the exact per-pair solver (:mod:`._multinomial_labels`).
+"""
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from joblib import Parallel, delayed
+from threadpoolctl import threadpool_limits
+
+from .._core import Bounds
+from .._engine import Deadline
+from ._multinomial_geometry import ellipsoid_witnesses
+from ._multinomial_labels import NO, OPEN, YES, ConeProblem, settle_pairs
+from ._multinomial_walk import Harvest, LabelWalk, slack_of
+
+#: How each pair was settled.
+BASELINE, OUTER, WALK, EXACT, INNER = 0, 1, 2, 3, 4
+#: Pairs per parallel chunk of the walk.
+CHUNK = 2048
+
+
+@dataclass
+class LabelReach:
+    """Which labels the models of the level set give each person.
+
+    ``status[i, l]`` is ``YES`` (a model of the set, :meth:`witness`, gives
+    ``l``), ``NO`` (certified: no model does) or ``OPEN`` (tied with the
+    level within the numeric tolerance, or stopped by the deadline);
+    ``settled_by`` says which stage decided (``BASELINE``, ``OUTER``,
+    ``INNER``, ``WALK``, ``EXACT``; -1 for open pairs).
+    """
+
+    status: np.ndarray
+    settled_by: np.ndarray
+    baseline: np.ndarray
+    harvest: Harvest
+    eps: float = 0.0
+
+    @property
+    def complete(self):
+        return not np.any(self.status == OPEN)
+
+    def witness(self, person, label):
+        """A model of the set (p,) giving ``person`` the ``label`` (YES pairs)."""
+        return self.harvest.model(person, label)
+
+    def ambiguity(self, sample_weight=None):
+        """Certified share of people some model gives another label."""
+        n = len(self.baseline)
+        w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
+        other = np.ones_like(self.status, dtype=bool)
+        other[np.arange(n), self.baseline] = False
+        sure = np.any((self.status == YES) & other, axis=1)
+        possible = np.any((self.status != NO) & other, axis=1)
+        return Bounds(float(w @ sure / w.sum()), float(w @ possible / w.sum()))
+
+
+def reach_labels(level_set, X, eps, *, deadline=None, n_jobs=None, progress=None):
+    """The stages of :meth:`~._multinomial.MultinomialLevelSet.label_reach`
+    (see there for the parameters)."""
+    deadline = Deadline(None) if deadline is None else deadline
+    obj, K = level_set.objective, level_set.objective.K
+    rows = obj.augment(np.asarray(X, dtype=float))
+    n = rows.shape[0]
+    start = time.perf_counter()
+    base = level_set.baseline_scores(rows)
+    baseline = np.argmax(base, axis=1)
+    shift = 1e-8 * (1 + np.abs(base).max(initial=0.0))
+    level = level_set.level(eps)
+    harvest = Harvest(obj, rows, shift)
+    # The baseline is in the set by definition (F = level - eps).
+    harvest.add(level_set.theta0[:, None], level + slack_of(level))
+    status = np.full((n, K), OPEN)
+    settled = np.full((n, K), -1)
+    status[np.arange(n), baseline] = YES
+    settled[np.arange(n), baseline] = BASELINE
+    _mark_reached(harvest, status, settled, BASELINE)
+    people, labels = np.nonzero(status == OPEN)
+    asked = people.size
+    out = level_set.outer_refutes(rows, people, labels, eps)
+    status[people[out], labels[out]], settled[people[out], labels[out]] = NO, OUTER
+    people, labels = np.nonzero(status == OPEN)
+    found, models = ellipsoid_witnesses(
+        obj, level_set.inner(eps), rows, people, labels, shift
+    )
+    harvest.record(people[found], labels[found], models)
+    _mark_reached(harvest, status, settled, INNER)
+    people, labels = np.nonzero(status == OPEN)
+    if progress is not None:
+        progress.line(
+            f"{asked} pairs (person, other label) of {n} people; in "
+            f"{time.perf_counter() - start:.2f} s the outer ellipsoid refuted "
+            f"{int(out.sum())}, the inner ellipsoid reached {int(found.sum())}; "
+            f"{people.size} left to the walk"
+        )
+    # The walk, in a fixed random order (pairs of one person spread out).
+    order = np.random.RandomState(0).permutation(people.size)
+    people, labels = people[order], labels[order]
+    walk = LabelWalk(
+        obj, level_set.center, level_set.H_inv, level, shift, level_set.outer(eps)
+    )
+    start = time.perf_counter()
+    refuted = _walk_stage(
+        walk, rows, people, labels, harvest, deadline, n_jobs, progress
+    )
+    status[people[refuted], labels[refuted]] = NO
+    settled[people[refuted], labels[refuted]] = WALK
+    _mark_reached(harvest, status, settled, WALK)
+    walked = people.size
+    people, labels = np.nonzero(status == OPEN)
+    if progress is not None and walked:
+        progress.line(
+            f"walk settled {walked - people.size} of {walked} pairs in "
+            f"{time.perf_counter() - start:.2f} s ({int(refuted.sum())} out of "
+            f"reach); {people.size} passed on to the exact solver"
+        )
+    start = time.perf_counter()
+    problem = ConeProblem(
+        obj, level_set.center, level_set.H_inv, level, shift, level_set.outer(eps)
+    )
+    found, models, _ = settle_pairs(
+        problem, rows, people, labels, deadline=deadline, n_jobs=n_jobs
+    )
+    yes = found == YES
+    harvest.add(models[:, yes], walk.limit)
+    no = found == NO
+    status[people[no], labels[no]], settled[people[no], labels[no]] = NO, EXACT
+    _mark_reached(harvest, status, settled, EXACT)
+    if progress is not None and people.size:
+        left = int(np.sum(status == OPEN))
+        progress.line(
+            f"exact solver settled {people.size - left} of {people.size} pairs "
+            f"in {time.perf_counter() - start:.2f} s"
+            + (f"; {left} left open" if left else "")
+        )
+    return LabelReach(status, settled, baseline, harvest, eps)
+
+
+def _walk_stage(walk, rows, people, labels, harvest, deadline, n_jobs, progress):
+    """The walk over the pairs, with a bar of those settled (``progress``)."""
+
+    def run(part):
+        refuted = walk.run(rows, people[part], labels[part], harvest, deadline)
+        if count is not None:
+            count(int(refuted.sum()))
+        return refuted
+
+    if progress is None or people.size == 0:
+        count = None
+        return _in_chunks(run, people.size, n_jobs)
+
+    def reached():
+        return int(np.count_nonzero(harvest.reached[people, labels]))
+
+    with progress.stage("walk", people.size, reached) as count:
+        return _in_chunks(run, people.size, n_jobs)
+
+
+def _mark_reached(harvest, status, settled, stage):
+    new = harvest.reached & (status == OPEN)
+    status[new], settled[new] = YES, stage
+
+
+def _in_chunks(run, size, n_jobs):
+    """``run(slice)`` over chunks of ``range(size)`` in threads; the masks
+    they return, joined."""
+    chunks = [slice(s, s + CHUNK) for s in range(0, size, CHUNK)]
+    with threadpool_limits(1):
+        parts = Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(run)(c) for c in chunks
+        )
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
