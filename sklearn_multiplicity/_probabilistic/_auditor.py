@@ -160,13 +160,14 @@ class ProbabilisticAuditor(
     objective over the weight sum, the penalty on the label-centred
     coefficients). A decision is the most probable label, so there is no
     ``threshold``: :meth:`reachable_labels` says, per person and label,
-    whether a model of the set predicts it (a witness model, checked by
-    evaluating ``F``: :meth:`label_model`) or certainly none does (a tangent
-    plane of ``F`` at a point where its gradient nearly lies in the normal
-    cone of the label's region, with the outer ellipsoid; or a Lagrangian
-    bound). The witnesses come from projected Newton walks into each label's
-    region with the minimiser's Hessian, every model inside the set settling
-    every (person, label) it gives. :meth:`ambiguity` is exact when no pair
+    whether a model of the set predicts it (a witness model,
+    :meth:`label_model`) or certainly none does (a tangent plane of ``F`` at
+    a point where its gradient nearly lies in the normal cone of the label's
+    region, with the outer ellipsoid; or a Lagrangian bound). The witnesses
+    are points of an ellipsoid certified inside the set, or come from
+    projected Newton walks into each label's region with the minimiser's
+    Hessian (checked by evaluating ``F``), every model the walk finds inside
+    the set settling every (person, label) it gives. :meth:`ambiguity` is exact when no pair
     is left open; :meth:`viable_prediction_range` gives per-class certified
     brackets (columns ``(field, class)``), :meth:`rashomon_capacity` a
     certified lower bound (Blahut-Arimoto over witnesses), and
