@@ -167,10 +167,11 @@ class ProbabilisticAuditor(
     are points of an ellipsoid certified inside the set, or come from
     projected Newton walks into each label's region with the minimiser's
     Hessian (checked by evaluating ``F``), every model the walk finds inside
-    the set settling every (person, label) it gives. :meth:`ambiguity` is exact when no pair
-    is left open; :meth:`viable_prediction_range` gives per-class certified
-    brackets (columns ``(field, class)``), :meth:`rashomon_capacity` a
-    certified lower bound (Blahut-Arimoto over witnesses), and
+    the set settling every (person, label) it gives. :meth:`ambiguity` is
+    exact when no pair is left open; :meth:`viable_prediction_range` gives
+    per-class certified brackets (columns ``(field, class)``),
+    :meth:`rashomon_capacity` a certified lower bound (Blahut-Arimoto over
+    witnesses), and
     :meth:`discrepancy_bounds` and :meth:`delta_ambiguity` their bounds.
     :meth:`extreme_models` and ``threshold`` are for two labels.
 
