@@ -138,7 +138,7 @@ def inner_ellipsoid(objective, theta_c, g, delta, R_outer):
     return tight if ok else safe
 
 
-def ellipsoid_witnesses(objective, ell, rows, people, labels, lead):
+def ellipsoid_witnesses(objective, ell, rows, people, labels, lead, deadline=None):
     """Models of the ellipsoid ``ell`` giving each pair's person its label.
 
     Per pair, the point of ``ell`` with the largest least margin of the
@@ -154,6 +154,9 @@ def ellipsoid_witnesses(objective, ell, rows, people, labels, lead):
     people, labels : ndarray (J,)
         The pairs.
     lead : float
+    deadline : Deadline or None, default=None
+        Checked between blocks of pairs; the pairs of the blocks it stops
+        are not found.
 
     Returns
     -------
@@ -162,35 +165,44 @@ def ellipsoid_witnesses(objective, ell, rows, people, labels, lead):
         The witnesses of the found pairs, in their order.
     """
     found = np.zeros(len(people), dtype=bool)
-    if found.size == 0:
-        return found, np.empty((objective.dim, 0))
-    unique, where = np.unique(people, return_inverse=True)
-    z_c, G = ell.image(objective, rows[unique])
-    G = full_covariance(G)[where]
+    models = [np.empty((objective.dim, 0))]
     radius = np.sqrt(ell.radius2) * (1 - RADIUS_SLACK)
-    problem = MarginProblem(full_scores(z_c)[where], G, labels, radius)
+    for start in range(0, len(people), WITNESS_BLOCK):
+        if deadline is not None and deadline.expired():
+            break
+        block = np.arange(start, min(start + WITNESS_BLOCK, len(people)))
+        ok, theta = _block_witnesses(
+            objective, ell, rows[people[block]], labels[block], lead, radius
+        )
+        found[block[ok]] = True
+        models.append(theta)
+    return found, np.hstack(models)
+
+
+def _block_witnesses(objective, ell, pair_rows, labels, lead, radius):
+    """:func:`ellipsoid_witnesses` of one block of pairs (their rows)."""
+    z_c, G = ell.image(objective, pair_rows)
+    G = full_covariance(G)
+    problem = MarginProblem(full_scores(z_c), G, labels, radius)
 
     def decided(upper, lower):
         return (upper < 2 * lead) | (lower > 2 * lead)
 
     _, lower, w = problem.solve(decided=decided)
-    models = []
-    for block in np.array_split(
-        np.flatnonzero(lower > 2 * lead), max(1, len(people) // WITNESS_BLOCK)
-    ):
-        mu = -w[block]  # the rivals' multipliers (they sum to 1)
-        mu[np.arange(block.size), labels[block]] = 0.0
-        norm = np.sqrt(np.einsum("jk,jkl,jl->j", w[block], G[block], w[block]))
-        pair_rows = rows[people[block]]
-        # The maximiser of w . s over the ellipsoid, in parameters.
-        step = ell.Q_inv @ directions(objective, pair_rows, labels[block], mu)
-        theta = ell.center[:, None] + step * (radius / norm)
-        ahead = leads(objective, pair_rows, theta, labels[block])
-        ahead[np.arange(block.size), labels[block]] = np.inf
-        ok = ahead.min(axis=1) >= lead
-        found[block[ok]] = True
-        models.append(theta[:, ok])
-    return found, np.hstack(models) if models else np.empty((objective.dim, 0))
+    tried = np.flatnonzero(lower > 2 * lead)
+    w, pair_rows, labels = w[tried], pair_rows[tried], labels[tried]
+    mu = -w  # the rivals' multipliers (they sum to 1)
+    mu[np.arange(tried.size), labels] = 0.0
+    norm = np.sqrt(np.einsum("jk,jkl,jl->j", w, G[tried], w))
+    # The maximiser of w . s over the ellipsoid, in parameters.
+    step = ell.Q_inv @ directions(objective, pair_rows, labels, mu)
+    theta = ell.center[:, None] + step * (radius / norm)
+    ahead = leads(objective, pair_rows, theta, labels)
+    ahead[np.arange(tried.size), labels] = np.inf
+    ok = ahead.min(axis=1) >= lead
+    found = np.zeros(len(lower), dtype=bool)
+    found[tried[ok]] = True
+    return found, theta[:, ok]
 
 
 def margin_matrix(K, label):

@@ -94,7 +94,7 @@ def reach_labels(level_set, X, eps, *, deadline=None, n_jobs=None, progress=None
     status[people[out], labels[out]], settled[people[out], labels[out]] = NO, OUTER
     people, labels = np.nonzero(status == OPEN)
     found, models = ellipsoid_witnesses(
-        obj, level_set.inner(eps), rows, people, labels, shift
+        obj, level_set.inner(eps), rows, people, labels, shift, deadline
     )
     harvest.record(people[found], labels[found], models)
     _mark_reached(harvest, status, settled, INNER)

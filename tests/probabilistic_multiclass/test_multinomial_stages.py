@@ -134,6 +134,11 @@ def test_inner_witnesses_are_models_of_the_set_giving_their_label(level_set):
     ahead = leads(obj, rows[people[found]], models, labels[found])
     ahead[np.arange(found.sum()), labels[found]] = np.inf
     assert np.all(ahead.min(axis=1) >= shift)
+    # A deadline stops the stage between blocks of pairs: none found.
+    stopped, none = ellipsoid_witnesses(
+        obj, inner, rows, people, labels, shift, Deadline(0)
+    )
+    assert not stopped.any() and none.shape == (obj.dim, 0)
     # A pair the inner ellipsoid misses has no sampled point giving it.
     rng = np.random.RandomState(0)
     u = rng.normal(size=(obj.dim, 4000))
