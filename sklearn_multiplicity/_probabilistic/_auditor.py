@@ -99,7 +99,10 @@ class ProbabilisticAuditor(
         the ends still open keep certified brackets (the closed forms or the
         solvers' last), ranges are reported with ``certified`` False and
         measures as bounds. A request with more time solves them again.
-        ``None``: unlimited.
+        The ellipsoids around the set (the closed forms) are computed first
+        at each tolerance, whatever the limit; with three or more labels the
+        inner ellipsoid's witnesses, the walk and the exact solver stop at
+        it, and the pairs left are open. ``None``: unlimited.
     random_state : int, RandomState instance or None, default=None
         Seed of the one random step of the audit: when more than 2000 people
         are ambiguous, the discrepancy's lower bound tries the models

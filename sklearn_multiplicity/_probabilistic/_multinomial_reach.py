@@ -106,51 +106,32 @@ def reach_labels(level_set, X, eps, *, deadline=None, n_jobs=None, progress=None
             f"{int(out.sum())}, the inner ellipsoid reached {int(found.sum())}; "
             f"{people.size} left to the walk"
         )
-    # The walk, in a fixed random order (pairs of one person spread out).
-    order = np.random.RandomState(0).permutation(people.size)
-    people, labels = people[order], labels[order]
-    walk = LabelWalk(
-        obj, level_set.center, level_set.H_inv, level, shift, level_set.outer(eps)
-    )
-    start = time.perf_counter()
-    refuted = _walk_stage(
-        walk, rows, people, labels, harvest, deadline, n_jobs, progress
-    )
-    status[people[refuted], labels[refuted]] = NO
-    settled[people[refuted], labels[refuted]] = WALK
-    _mark_reached(harvest, status, settled, WALK)
-    walked = people.size
-    people, labels = np.nonzero(status == OPEN)
-    if progress is not None and walked:
-        progress.line(
-            f"walk settled {walked - people.size} of {walked} pairs in "
-            f"{time.perf_counter() - start:.2f} s ({int(refuted.sum())} out of "
-            f"reach); {people.size} passed on to the exact solver"
+    # The minimiser, its inverse Hessian and the outer ellipsoid.
+    shared = (level_set.center, level_set.H_inv, level, shift, level_set.outer(eps))
+    if not deadline.expired():
+        walk = LabelWalk(obj, *shared)
+        _walk_stage(walk, rows, status, settled, harvest, deadline, n_jobs, progress)
+    if not deadline.expired():
+        problem = ConeProblem(obj, *shared)
+        _exact_stage(
+            problem, rows, status, settled, harvest, deadline, n_jobs, progress
         )
-    start = time.perf_counter()
-    problem = ConeProblem(
-        obj, level_set.center, level_set.H_inv, level, shift, level_set.outer(eps)
-    )
-    found, models, _ = settle_pairs(
-        problem, rows, people, labels, deadline=deadline, n_jobs=n_jobs
-    )
-    yes = found == YES
-    harvest.add(models[:, yes], walk.limit)
-    no = found == NO
-    status[people[no], labels[no]], settled[people[no], labels[no]] = NO, EXACT
-    _mark_reached(harvest, status, settled, EXACT)
-    if progress is not None and people.size:
-        left = int(np.sum(status == OPEN))
-        progress.line(
-            f"exact solver settled {people.size - left} of {people.size} pairs "
-            f"in {time.perf_counter() - start:.2f} s"
-            + (f"; {left} left open" if left else "")
-        )
+    left = int(np.sum(status == OPEN))
+    if progress is not None and left and deadline.expired():
+        progress.line(f"time limit reached: {left} pairs left open")
     return LabelReach(status, settled, baseline, harvest, eps)
 
 
-def _walk_stage(walk, rows, people, labels, harvest, deadline, n_jobs, progress):
-    """The walk over the pairs, with a bar of those settled (``progress``)."""
+def _walk_stage(walk, rows, status, settled, harvest, deadline, n_jobs, progress):
+    """The walk over the open pairs (settled in ``status`` and ``settled``),
+    with a bar of those it settles (``progress``)."""
+    people, labels = np.nonzero(status == OPEN)
+    if people.size == 0:
+        return
+    # A fixed random order: the pairs of one person spread out.
+    order = np.random.RandomState(0).permutation(people.size)
+    people, labels = people[order], labels[order]
+    start = time.perf_counter()
 
     def run(part):
         refuted = walk.run(rows, people[part], labels[part], harvest, deadline)
@@ -158,15 +139,49 @@ def _walk_stage(walk, rows, people, labels, harvest, deadline, n_jobs, progress)
             count(int(refuted.sum()))
         return refuted
 
-    if progress is None or people.size == 0:
+    if progress is None:
         count = None
-        return _in_chunks(run, people.size, n_jobs)
+        refuted = _in_chunks(run, people.size, n_jobs)
+    else:
 
-    def reached():
-        return int(np.count_nonzero(harvest.reached[people, labels]))
+        def reached():
+            return int(np.count_nonzero(harvest.reached[people, labels]))
 
-    with progress.stage("walk", people.size, reached) as count:
-        return _in_chunks(run, people.size, n_jobs)
+        with progress.stage("walk", people.size, reached) as count:
+            refuted = _in_chunks(run, people.size, n_jobs)
+    status[people[refuted], labels[refuted]] = NO
+    settled[people[refuted], labels[refuted]] = WALK
+    _mark_reached(harvest, status, settled, WALK)
+    if progress is not None:
+        left = int(np.sum(status[people, labels] == OPEN))
+        progress.line(
+            f"walk settled {people.size - left} of {people.size} pairs in "
+            f"{time.perf_counter() - start:.2f} s ({int(refuted.sum())} out of "
+            f"reach); {left} passed on to the exact solver"
+        )
+
+
+def _exact_stage(problem, rows, status, settled, harvest, deadline, n_jobs, progress):
+    """The exact per-pair solver on the open pairs."""
+    people, labels = np.nonzero(status == OPEN)
+    if people.size == 0:
+        return
+    start = time.perf_counter()
+    found, models, _ = settle_pairs(
+        problem, rows, people, labels, deadline=deadline, n_jobs=n_jobs
+    )
+    yes = found == YES
+    harvest.add(models[:, yes], problem.level - problem.slack)
+    no = found == NO
+    status[people[no], labels[no]], settled[people[no], labels[no]] = NO, EXACT
+    _mark_reached(harvest, status, settled, EXACT)
+    if progress is not None:
+        left = int(np.sum(status[people, labels] == OPEN))
+        progress.line(
+            f"exact solver settled {people.size - left} of {people.size} pairs "
+            f"in {time.perf_counter() - start:.2f} s"
+            + (f"; {left} left open" if left else "")
+        )
 
 
 def _mark_reached(harvest, status, settled, stage):

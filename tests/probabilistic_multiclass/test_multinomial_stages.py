@@ -213,3 +213,26 @@ def test_harvest_samples_walked_models_before_recorded_ones(level_set):
     assert harvest.sample(3).shape[1] == 3
     assert np.array_equal(harvest.sample(3)[:, 0], ls.theta0)
     assert harvest.sample(100).shape[1] == 6
+
+
+def test_an_expired_deadline_leaves_the_pairs_after_the_closed_forms_open(
+    level_set, monkeypatch
+):
+    from sklearn_multiplicity._probabilistic import _multinomial_reach
+
+    def never(*args, **kwargs):
+        raise AssertionError("a stage ran after the deadline")
+
+    X, y, lr, ls = level_set
+    full = ls.label_reach(X, EPS)  # no deadline
+    monkeypatch.setattr(_multinomial_reach, "_walk_stage", never)
+    monkeypatch.setattr(_multinomial_reach, "_exact_stage", never)
+    stopped = ls.label_reach(X, EPS, deadline=Deadline(0))
+    # Only the baseline's labels and the outer ellipsoid's refutations
+    # (which cost no search) are settled; the inner stage stops too.
+    assert np.all(np.isin(stopped.settled_by, [-1, 0, 1]))
+    assert not stopped.complete
+    settled = stopped.status != -1
+    assert np.array_equal(stopped.status[settled], full.status[settled])
+    amb, whole = stopped.ambiguity(), full.ambiguity()
+    assert amb.lower <= whole.lower == whole.upper <= amb.upper
