@@ -153,11 +153,15 @@ def _walk_stage(walk, rows, status, settled, harvest, deadline, n_jobs, progress
     settled[people[refuted], labels[refuted]] = WALK
     _mark_reached(harvest, status, settled, WALK)
     if progress is not None:
-        left = int(np.sum(status[people, labels] == OPEN))
-        progress.line(
-            f"walk settled {people.size - left} of {people.size} pairs in "
-            f"{time.perf_counter() - start:.2f} s ({int(refuted.sum())} out of "
-            f"reach); {left} passed on to the exact solver"
+        _stage_line(
+            progress,
+            "walk",
+            status,
+            people,
+            labels,
+            start,
+            f" ({int(refuted.sum())} out of reach)",
+            "passed on to the exact solver",
         )
 
 
@@ -176,12 +180,20 @@ def _exact_stage(problem, rows, status, settled, harvest, deadline, n_jobs, prog
     status[people[no], labels[no]], settled[people[no], labels[no]] = NO, EXACT
     _mark_reached(harvest, status, settled, EXACT)
     if progress is not None:
-        left = int(np.sum(status[people, labels] == OPEN))
-        progress.line(
-            f"exact solver settled {people.size - left} of {people.size} pairs "
-            f"in {time.perf_counter() - start:.2f} s"
-            + (f"; {left} left open" if left else "")
+        _stage_line(
+            progress, "exact solver", status, people, labels, start, "", "left open"
         )
+
+
+def _stage_line(progress, name, status, people, labels, start, detail, rest):
+    """The line of a stage given the pairs ``(people, labels)`` at ``start``:
+    how many it settled, then ``detail``, and what becomes of the ``rest``."""
+    left = int(np.sum(status[people, labels] == OPEN))
+    progress.line(
+        f"{name} settled {people.size - left} of {people.size} pairs in "
+        f"{time.perf_counter() - start:.2f} s{detail}"
+        + (f"; {left} {rest}" if left else "")
+    )
 
 
 def _mark_reached(harvest, status, settled, stage):
