@@ -172,18 +172,21 @@ def ellipsoid_witnesses(objective, ell, rows, people, labels, lead, deadline=Non
             break
         block = np.arange(start, min(start + WITNESS_BLOCK, len(people)))
         ok, theta = _block_witnesses(
-            objective, ell, rows[people[block]], labels[block], lead, radius
+            objective, ell, rows, people[block], labels[block], lead, radius
         )
         found[block[ok]] = True
         models.append(theta)
     return found, np.hstack(models)
 
 
-def _block_witnesses(objective, ell, pair_rows, labels, lead, radius):
-    """:func:`ellipsoid_witnesses` of one block of pairs (their rows)."""
-    z_c, G = ell.image(objective, pair_rows)
-    G = full_covariance(G)
-    problem = MarginProblem(full_scores(z_c), G, labels, radius)
+def _block_witnesses(objective, ell, rows, people, labels, lead, radius):
+    """:func:`ellipsoid_witnesses` of one block of pairs."""
+    # One score ellipsoid per person, shared by the person's pairs.
+    unique, where = np.unique(people, return_inverse=True)
+    z_c, G = ell.image(objective, rows[unique])
+    G = full_covariance(G)[where]
+    problem = MarginProblem(full_scores(z_c)[where], G, labels, radius)
+    pair_rows = rows[people]
 
     def decided(upper, lower):
         return (upper < 2 * lead) | (lower > 2 * lead)

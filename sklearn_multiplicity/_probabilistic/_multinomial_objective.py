@@ -156,11 +156,15 @@ class MultinomialObjective:
         score (the exponentials and sums shifted alike).
         """
         n, k, B = z.shape
+
+        def totals(start):  # start: class 0's term
+            for j in range(k):
+                start += e[:, j, :]
+            return start
+
         with np.errstate(over="ignore", invalid="ignore"):
             e = np.exp(z)
-            total = np.ones((n, B))
-            for j in range(k):
-                total += e[:, j, :]
+            total = totals(np.ones((n, B)))
             top = None
             if not np.isfinite(total.max(initial=0.0)):
                 top = np.zeros((n, B))  # class 0 scores 0
@@ -168,9 +172,7 @@ class MultinomialObjective:
                     np.maximum(top, z[:, j, :], out=top)
                 np.subtract(z, top[:, None, :], out=e)
                 np.exp(e, out=e)
-                total = np.exp(-top)
-                for j in range(k):
-                    total += e[:, j, :]
+                total = totals(np.exp(-top))
         lse = np.log(total)
         if top is not None:
             lse += top

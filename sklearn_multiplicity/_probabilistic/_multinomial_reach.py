@@ -13,6 +13,7 @@ first, each settling what it can and passing the rest on:
 5. the exact per-pair solver (:mod:`._multinomial_labels`).
 """
 
+import contextlib
 import time
 from dataclasses import dataclass
 
@@ -133,22 +134,22 @@ def _walk_stage(walk, rows, status, settled, harvest, deadline, n_jobs, progress
     people, labels = people[order], labels[order]
     start = time.perf_counter()
 
-    def run(part):
-        refuted = walk.run(rows, people[part], labels[part], harvest, deadline)
-        if count is not None:
+    def reached():
+        return int(np.count_nonzero(harvest.reached[people, labels]))
+
+    bar = (
+        contextlib.nullcontext(lambda k: None)
+        if progress is None
+        else progress.stage("walk", people.size, reached)
+    )
+    with bar as count:
+
+        def run(part):
+            refuted = walk.run(rows, people[part], labels[part], harvest, deadline)
             count(int(refuted.sum()))
-        return refuted
+            return refuted
 
-    if progress is None:
-        count = None
         refuted = _in_chunks(run, people.size, n_jobs)
-    else:
-
-        def reached():
-            return int(np.count_nonzero(harvest.reached[people, labels]))
-
-        with progress.stage("walk", people.size, reached) as count:
-            refuted = _in_chunks(run, people.size, n_jobs)
     status[people[refuted], labels[refuted]] = NO
     settled[people[refuted], labels[refuted]] = WALK
     _mark_reached(harvest, status, settled, WALK)

@@ -102,9 +102,9 @@ class Harvest:
             first[1:] = (people[1:] != people[:-1]) | (labels[1:] != labels[:-1])
             # Only the models giving some new pair are kept.
             used = np.unique(which[first])
-            self._store(thetas[:, used], evaluated=True)
-            where = self.n_models - used.size + np.searchsorted(used, which[first])
+            where = self.n_models + np.searchsorted(used, which[first])
             self.index[people[first], labels[first]] = where
+            self._store(thetas[:, used], evaluated=True)
 
     def record(self, people, labels, thetas):
         """Record models certified inside the set by another argument (the
