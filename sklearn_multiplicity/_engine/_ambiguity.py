@@ -82,22 +82,18 @@ class AmbiguityCertifier:
         deadline = deadline or Deadline(None)
         if deadline.expired():  # nothing more is learnt once time is up
             return self.state.undetermined(budget, exact)
+        steps = {
+            "search": lambda d: self.search(budget, pulled=True, deadline=d),
+            "support": lambda d: self.by_support(budget, d, exact=exact),
+            "screen": lambda d: self.screen(budget, d, exact=exact),
+            # After the LPs: their models are starting points, fewer left.
+            "ascent": lambda d: self.ascend(budget, d),
+            "descent": lambda d: self.descend(budget, d),
+            "mips": lambda d: self.mips(budget, d, progress, exact=exact),
+        }
         plan = self.schedule(deadline)
-        self.search(budget, pulled=True, deadline=plan.step("search"))
-        if "support" in plan:
-            self.by_support(budget, plan.step("support"), exact=exact)
-        self.screen(budget, plan.step("screen"), exact=exact)
-        # After the LPs: their models are starting points, fewer patterns left.
-        if "ascent" in plan:
-            self.ascend(budget, plan.step("ascent"))
-        self.descend(budget, plan.step("descent"))
-        mips = plan.step("mips")
-        if exact:
-            self._certify_each(budget, mips, progress, exact=True)
-        elif self.strategy == "batch":
-            self._certify_in_batches(budget, mips, progress)
-        else:
-            self._certify_each(budget, mips, progress)
+        for step in plan.steps:
+            steps[step](plan.step(step))
         return self.state.undetermined(budget, exact)
 
     def schedule(self, deadline):
@@ -245,6 +241,15 @@ class AmbiguityCertifier:
         )
 
     # -- MIPs ------------------------------------------------------------------
+    def mips(self, budget, deadline, progress=None, *, exact=False):
+        """Settle the patterns still undecided by MIPs (see :meth:`certify`)."""
+        if exact:
+            self._certify_each(budget, deadline, progress, exact=True)
+        elif self.strategy == "batch":
+            self._certify_in_batches(budget, deadline, progress)
+        else:
+            self._certify_each(budget, deadline, progress)
+
     def by_support(self, budget, deadline, *, exact=False):
         """Settle the undecided patterns support by support, if the class splits."""
         split = self.solvers.support_split

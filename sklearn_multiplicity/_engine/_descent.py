@@ -21,6 +21,8 @@ counted on every interval like the errors, their excess over the allowed
 gap lowered before anything else.
 """
 
+import math
+
 import numpy as np
 
 from .._core import ClassBudget, LevelSet, verify
@@ -39,6 +41,10 @@ SIDESTEP = 0.3
 #: Patterns in a row whose descent finds no flip before the rest are left
 #: to the MIPs (patterns come likeliest first).
 MAX_MISSES = 20
+#: Passes of :func:`flip_patterns` on an encoding with affine-identity rows,
+#: whose MIPs settle what one pass leaves (COMPAS at eps = 1%: further
+#: passes flipped 2 more patterns in 6 s, and the MIPs took as long).
+PASSES_WITH_IDENTITIES = 1
 
 
 def line_search(scores, delta, if_positive, if_negative, cuts=()):
@@ -366,10 +372,21 @@ def applies(enc):
 
 
 def flip_patterns(state, patterns, budget, deadline):
-    """Descend from the model of fewest errors, then from the best known flip,
-    of each of ``patterns``, likeliest first, until ``deadline`` or until
-    :data:`MAX_MISSES` patterns in a row get no flip; every model found
+    """Descend towards a flip of each of ``patterns``, likeliest first, in
+    passes, until ``deadline`` or two passes in a row that flip nothing
+    (with identity rows, :data:`PASSES_WITH_IDENTITIES`); every model found
     within ``budget`` is pooled.
+
+    First the model of fewest errors is lowered by descents (every error it
+    saves is budget for a flip). A pass then starts each pattern's descents
+    from one shared model, by turns the model of fewest errors and the one
+    nearest the baseline, and then from the pattern's best known flip; it
+    stops after :data:`MAX_MISSES` patterns in a row get no flip. The lines
+    of a descent are random, so each pass searches anew, from the models the
+    passes before found. On breast cancer (6 features, eps = 1%, from the
+    audit's state after its LP screen, 30 s, three seeds) this flipped 143
+    people on average, against 132 for passes that each started from both
+    the fewest errors and the best known flip.
 
     Parameters
     ----------
@@ -382,23 +399,53 @@ def flip_patterns(state, patterns, budget, deadline):
     """
     if not applies(state.enc) or len(patterns) == 0:
         return
+    descent = Descent(state.enc, deadline=deadline)
+    _lower_fewest(state, descent, deadline)
+    passes = PASSES_WITH_IDENTITIES if state.enc.n_identities else math.inf
+    turn, empty = 0, 0
+    while turn < passes and empty < 2 and len(state.pool) and not deadline.expired():
+        patterns = patterns[~state.flippable(budget)[patterns]]
+        # The shared starts take turns: one per pass keeps a pass's misses
+        # cheap (two descents each).
+        shared = _shared_starts(state)[turn % 2]
+        flipped = _flip_pass(state, descent, patterns, shared, budget, deadline)
+        empty = 0 if flipped else empty + 1
+        turn += 1
+
+
+def _lower_fewest(state, descent, deadline):
+    """Pool models of fewer errors than the fewest known, by descents from
+    it, until :data:`PATIENCE` in a row find none (breast cancer, 6
+    features: from 36 errors to 31 in 0.1 s)."""
+    if not len(state.pool):
+        return
+    fewest = min(state.pool.models, key=lambda m: m.errors)
+    misses = 0
+    while misses < PATIENCE and not deadline.expired():
+        lower = state.add_model(descent.fewest_errors(fewest))
+        if lower is None or lower.errors >= fewest.errors:
+            misses += 1
+        else:
+            fewest, misses = lower, 0
+
+
+def _flip_pass(state, descent, patterns, shared, budget, deadline):
+    """One pass of :func:`flip_patterns` from the shared start ``shared``
+    and each pattern's best known flip; whether it flipped any pattern."""
+    if len(patterns) == 0:
+        return False
     patterns = patterns[np.argsort(state.flip_upper[patterns], kind="stable")]
     k = state.problem.n_patterns
-    descent = Descent(state.enc, deadline=deadline)
-    fewest = min(state.pool.models, key=lambda m: m.errors, default=None)
     open_ = np.zeros(k, dtype=bool)
     open_[patterns] = True
-    misses = 0
+    misses, flipped = 0, False
     for u in patterns:
         if deadline.expired() or misses >= MAX_MISSES:
             break
         if not open_[u]:
             continue
         model = None
-        # The model of fewest errors, then the best known flip: on German
-        # credit the flips known cost 25 errors over the budget and the
-        # descents from them found none of 40; from the baseline, 8.
-        for start in _starts(fewest, state.witness_of(u)):
+        for start in _starts(shared, state.witness_of(u)):
             model = state.add_model(
                 descent.flip(start, u, not state.baseline[u], budget)
             )
@@ -407,8 +454,27 @@ def flip_patterns(state, patterns, budget, deadline):
         if model is None:
             misses += 1
         else:  # within the budget: its flips are settled
-            misses = 0
+            misses, flipped = 0, True
             open_ &= model.z[:k] == state.baseline
+    return flipped
+
+
+def _shared_starts(state):
+    """The pooled models of fewest errors and nearest the baseline (fewest
+    people predicted otherwise: the baseline itself when the class realises
+    it), where every pattern's descents start.
+
+    On German credit the flips known cost 25 errors over the budget, and
+    the descents from them found none of 40, from the baseline 8. On breast
+    cancer (6 features) the model of fewest errors (5 below the baseline)
+    and the baseline each start flips that the other misses.
+    """
+    k = state.problem.n_patterns
+    weight = state.problem.pattern_weight
+    models = state.pool.models
+    fewest = min(models, key=lambda m: m.errors)
+    nearest = min(models, key=lambda m: weight[m.z[:k] != state.baseline].sum())
+    return fewest, nearest
 
 
 def _starts(*models):

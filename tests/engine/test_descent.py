@@ -10,7 +10,14 @@ from brute_force import Truth, random_tiny
 from sklearn_multiplicity._core._hypothesis import BoxMargin
 from sklearn_multiplicity._core._models import in_class, verify
 from sklearn_multiplicity._core._problem import PatternProblem
-from sklearn_multiplicity._engine._descent import Descent, applies, line_search
+from sklearn_multiplicity._engine._descent import (
+    Descent,
+    applies,
+    flip_patterns,
+    line_search,
+)
+from sklearn_multiplicity._engine._scheduling import Deadline
+from sklearn_multiplicity._engine._state import AuditState
 from sklearn_multiplicity._mip import encode
 from sklearn_multiplicity._mip._constraints import SignRows
 
@@ -89,6 +96,29 @@ def test_flip_descent_finds_sound_flips_and_only_flippable_ones(seed):
         assert model.errors == problem.errors(model.z[: enc.n_train]) <= budget
     # Not vacuous: on these tiny sets the descent reaches most flips.
     assert len(found) >= 0.5 * flippable.sum() > 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_flip_passes_lower_the_fewest_errors_and_flip_only_flippable_patterns(seed):
+    truth, problem, enc, baseline, budget = tiny_audit(seed, extra=2)
+    flippable = ((truth.D != baseline) & (truth.errors <= budget)[:, None]).any(0)
+    # Only the constant model with the majority's label is known: the
+    # passes must first find models of fewer errors to start from.
+    _, _, b_lo, b_hi = enc.hypothesis.weight_bounds(problem)
+    majority = problem.positive_weight.sum() >= problem.negative_weight.sum()
+    state = AuditState(enc, baseline, 0.0)
+    constant = state.add_model(verify(enc, np.zeros(enc.p), b_hi if majority else b_lo))
+    patterns = np.arange(problem.n_patterns)
+    flip_patterns(state, patterns, budget, Deadline(None))
+    fewest = min(model.errors for model in state.pool.models)
+    assert fewest < constant.errors
+    assert fewest >= truth.errors.min()
+    found = state.flippable(budget)
+    assert not (found & ~flippable).any()
+    assert found.sum() >= 0.5 * flippable.sum() > 0
+    for model in state.pool.models:
+        assert in_class(enc, model, tolerance=1e-6)
+        assert model.errors == problem.errors(model.z[: enc.n_train])
 
 
 @pytest.mark.parametrize("seed", range(6))
