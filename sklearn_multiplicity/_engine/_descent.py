@@ -402,13 +402,16 @@ def flip_patterns(state, patterns, budget, deadline):
     descent = Descent(state.enc, deadline=deadline)
     _lower_fewest(state, descent, deadline)
     passes = PASSES_WITH_IDENTITIES if state.enc.n_identities else math.inf
+    # Patterns that no model found here flips (the budget may be a pair,
+    # which the state's flip bounds do not answer).
+    open_ = np.zeros(state.problem.n_patterns, dtype=bool)
+    open_[patterns] = True
     turn, empty = 0, 0
     while turn < passes and empty < 2 and len(state.pool) and not deadline.expired():
-        patterns = patterns[~state.flippable(budget)[patterns]]
         # The shared starts take turns: one per pass keeps a pass's misses
         # cheap (two descents each).
         shared = _shared_starts(state)[turn % 2]
-        flipped = _flip_pass(state, descent, patterns, shared, budget, deadline)
+        flipped = _flip_pass(state, descent, open_, shared, budget, deadline)
         empty = 0 if flipped else empty + 1
         turn += 1
 
@@ -429,15 +432,13 @@ def _lower_fewest(state, descent, deadline):
             fewest, misses = lower, 0
 
 
-def _flip_pass(state, descent, patterns, shared, budget, deadline):
-    """One pass of :func:`flip_patterns` from the shared start ``shared``
-    and each pattern's best known flip; whether it flipped any pattern."""
-    if len(patterns) == 0:
-        return False
+def _flip_pass(state, descent, open_, shared, budget, deadline):
+    """One pass of :func:`flip_patterns` over the patterns of the mask
+    ``open_`` (updated in place), from the shared start ``shared`` and each
+    pattern's best known flip; whether it flipped any pattern."""
+    patterns = np.flatnonzero(open_)
     patterns = patterns[np.argsort(state.flip_upper[patterns], kind="stable")]
     k = state.problem.n_patterns
-    open_ = np.zeros(k, dtype=bool)
-    open_[patterns] = True
     misses, flipped = 0, False
     for u in patterns:
         if deadline.expired() or misses >= MAX_MISSES:
