@@ -64,9 +64,14 @@ class AmbiguityCertifier:
            per support and grouped pattern then settles every pattern.
         2. The LP relaxation with lazily separated affine-identity rows: a
            pattern whose LP bound exceeds the budget is proven unflippable.
-        3. MIPs, by ``strategy``: ``"each"`` solves one flip MIP per
+        3. Descents from the best known models (and, under a rate gap,
+           per-class cuts of ascended directions): witnesses.
+        4. MIPs, by ``strategy``: ``"each"`` solves one flip MIP per
            pattern; ``"batch"`` asks "does a model within the budget flip any
            of these patterns?"
+
+        The steps run in the order of the plan ``"ambiguity"``, each by its
+        share of ``deadline``.
 
         With ``exact``, each undecided pattern instead gets its own min-error
         flip MIP solved to optimality below the budget, which pins ``E*_u``
