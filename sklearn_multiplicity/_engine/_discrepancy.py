@@ -100,7 +100,14 @@ class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
         return self.settle(request, result)
 
     def request(
-        self, budget, *, weights=None, key="all", deadline=None, plan="discrepancy"
+        self,
+        budget,
+        *,
+        weights=None,
+        key="all",
+        deadline=None,
+        plan="discrepancy",
+        near=None,
     ):
         """Everything :meth:`discrepancy` does before solving its MIP, by the
         steps of ``plan``.
@@ -109,6 +116,8 @@ class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
         and the LP dive: a path prepares its requests on the main thread
         while its MIPs run, where they would take a core from them at every
         budget, and its MIPs start from the best model of the budgets below.
+        For the same reason a path passes ``near``, the identity rows of the
+        budget it prepared last: the LP's separation starts from them.
 
         Returns
         -------
@@ -152,7 +161,9 @@ class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
         if not deadline.expired():
             fixed = ~state.maybe_flippable(budget)  # proven unflippable
             mip = disagreement_mip(state, budget, weights, fixed, request.best, key)
-            request.mip, request.relaxation = self.solvers.small(mip, deadline=deadline)
+            request.mip, request.relaxation = self.solvers.small(
+                mip, deadline=deadline, near=near
+            )
             self._learn_from_lp(
                 request, mip, plan.step("dive") if "dive" in plan else None
             )

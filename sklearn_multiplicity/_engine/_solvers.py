@@ -48,12 +48,13 @@ class Solvers:
             self._separator = IdentitySeparator(self.enc, time_limit=limit)
         return self._separator
 
-    def small(self, mip, rows=None, *, deadline=None):
+    def small(self, mip, rows=None, *, deadline=None, near=None):
         """``mip`` with only the identity rows its LP needs (``rows`` if known).
 
         Returns the small MIP and its LP relaxation (``None`` if ``rows`` were
         given or there are no identity rows). The LP gets the next MIP's
-        share of ``deadline`` (``None``: unlimited).
+        share of ``deadline`` (``None``: unlimited); its separation starts
+        from ``near``, the rows of a nearby MIP's LP, if given.
         """
         if not self.enc.n_identities:
             return mip, None
@@ -61,7 +62,7 @@ class Solvers:
         if rows is not None:
             return separator.restrict(mip, rows), None
         limit = None if deadline is None else deadline.limit()
-        return separator.tighten(mip, time_limit=limit)
+        return separator.tighten(mip, time_limit=limit, near=near)
 
     def backend_for(self, deadline, threads=None):
         """A copy of the backend limited to the next MIP's share of ``deadline``."""

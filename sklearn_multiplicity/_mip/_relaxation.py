@@ -116,9 +116,12 @@ class IdentitySeparator:
         keep = np.concatenate([other[:first], first + np.sort(rows), other[first:]])
         return mip.with_rows_only(keep)
 
-    def tighten(self, mip, *, time_limit=None):
-        """``(small_mip, relaxation)``: :meth:`relax`, then :meth:`restrict`."""
-        relaxation = self.relax(mip, time_limit=time_limit)
+    def tighten(self, mip, *, time_limit=None, near=None):
+        """``(small_mip, relaxation)``: :meth:`relax`, then :meth:`restrict`.
+
+        ``near``: the identity rows of a nearby MIP's relaxation, which the
+        separation starts from (see :meth:`relax`)."""
+        relaxation = self.relax(mip, time_limit=time_limit, rows=near)
         rows = relaxation.rows
         if rows.size == 0:
             rows = self.base_rows

@@ -177,6 +177,37 @@ def test_mips_with_only_their_lp_rows_keep_their_optimum(seed):
     assert n_smaller > 0
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_a_path_of_mips_separated_from_the_rows_before_keeps_every_optimum(seed):
+    """Disagreement MIPs of consecutive budgets, each LP separated from the
+    rows of the one before (``near``), as a discrepancy path prepares them:
+    the same LP bound and MIP optimum as with every identity row, in no
+    more LPs than separating each from the minimum-error LP's rows."""
+    enc = encoding(seed)
+    separator = IdentitySeparator(enc)
+    backend = get_backend("highs", time_limit=20)
+    baseline = backend.solve(_formulations.min_error(enc))
+    z0 = np.round(baseline.x[enc.z_offset :]).astype(bool)
+    near, n_lps_near, n_lps_alone = None, 0, 0
+    for extra in range(6):
+        mip = _formulations.max_disagreement(enc, z0, baseline.objective + extra)
+        before = separator.n_lps
+        small, lp = separator.tighten(mip, near=near)
+        n_lps_near += separator.n_lps - before
+        assert np.all(np.isin(near if near is not None else [], lp.rows))
+        near = lp.rows
+        before = separator.n_lps
+        _, alone = separator.tighten(mip)
+        n_lps_alone += separator.n_lps - before
+        assert lp.bound == pytest.approx(full_lp_of(mip), abs=1e-4)
+        assert lp.bound == pytest.approx(alone.bound, abs=1e-6)
+        full, reduced = backend.solve(mip), backend.solve(small)
+        assert full.status == reduced.status == "optimal"
+        assert reduced.objective == pytest.approx(full.objective)
+        assert lp.bound >= full.objective - 1e-9
+    assert n_lps_near <= n_lps_alone
+
+
 @pytest.mark.parametrize("seed", range(2))
 def test_a_time_limited_lp_still_bounds_the_flip_optimum(seed):
     enc = encoding(seed)
