@@ -410,7 +410,7 @@ def flip_patterns(state, patterns, budget, deadline):
     while turn < passes and empty < 2 and not deadline.expired():
         # The shared starts take turns: one per pass keeps a pass's misses
         # cheap (two descents each).
-        shared = _shared_starts(state)[turn % 2]
+        shared = _shared_start(state, nearest=bool(turn % 2))
         flipped = _flip_pass(state, descent, open_, shared, budget, deadline)
         empty = 0 if flipped else empty + 1
         turn += 1
@@ -458,22 +458,22 @@ def _flip_pass(state, descent, open_, shared, budget, deadline):
     return flipped
 
 
-def _shared_starts(state):
-    """The pooled models of fewest errors and nearest the baseline (fewest
-    people predicted otherwise: the baseline itself when the class realises
-    it), where every pattern's descents start.
+def _shared_start(state, *, nearest):
+    """The pooled model of fewest errors, or with ``nearest`` the one nearest
+    the baseline (fewest people predicted otherwise: the baseline itself
+    when the class realises it), where every pattern's descents of a pass
+    start.
 
     On German credit the flips known cost 25 errors over the budget, and
     the descents from them found none of 40, from the baseline 8. On breast
     cancer (6 features) the model of fewest errors (5 below the baseline)
     and the baseline each start flips that the other misses.
     """
-    k = state.problem.n_patterns
-    weight = state.problem.pattern_weight
     models = state.pool.models
-    fewest = min(models, key=lambda m: m.errors)
-    nearest = min(models, key=lambda m: weight[m.z[:k] != state.baseline].sum())
-    return fewest, nearest
+    if nearest:
+        weight = state.problem.pattern_weight
+        return min(models, key=lambda m: state.disagreement(m, weight))
+    return min(models, key=lambda m: m.errors)
 
 
 def _starts(*models):
