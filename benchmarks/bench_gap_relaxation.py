@@ -24,7 +24,7 @@ import numpy as np
 from _common import Timer, load, machine, parser, peak_memory_mb, table
 
 from sklearn_multiplicity import MultiplicityAuditor
-from sklearn_multiplicity._engine._offsets import offset_classes
+from sklearn_multiplicity._engine.binary.search._offsets import offset_classes
 from sklearn_multiplicity._mip import _formulations
 from sklearn_multiplicity._mip._encoding import encode
 from sklearn_multiplicity.constraints import GroupRateGap

@@ -3,7 +3,7 @@
 The functions behind :meth:`MultiplicityAuditor.evidence`,
 :meth:`~MultiplicityAuditor.ambiguous`, :meth:`~MultiplicityAuditor.by_group`
 and the other per-person methods, with those methods' docstrings. They take
-the session's records (:mod:`._engine._records`) and the auditor's parameters.
+the session's records (:mod:`._engine.session._records`) and the auditor's parameters.
 """
 
 import warnings

@@ -4,7 +4,7 @@ coefficient ranges of a level set.
 The functions behind :meth:`MultiplicityAuditor.refine`,
 :meth:`~MultiplicityAuditor.error_budget` and
 :meth:`~MultiplicityAuditor.coefficient_ranges`, with those methods'
-docstrings. They take the session's records (:mod:`._engine._records`) and
+docstrings. They take the session's records (:mod:`._engine.session._records`) and
 the auditor's parameters.
 """
 

@@ -1,5 +1,10 @@
 """The package's layers, bottom to top, and the one rule between them.
 
+Inside ``_engine`` the folders are layers too: ``timing`` and the plain
+records (``_records``) at the bottom, the certifier families ``binary`` and
+``multiclass`` above them (siblings that never import each other), and
+``session`` (the audit contract and its implementations) on top.
+
 ``_core`` -> ``_mip`` -> ``backends`` -> ``_engine`` -> estimators -> ``_cli``:
 a module imports from its own layer or from layers below, never from above.
 Only ``_engine`` holds audit state; the estimators reach it through the
@@ -98,7 +103,7 @@ def test_no_module_imports_from_a_layer_above_its_own(path):
 def test_engine_state_stays_inside_the_engine(path):
     """Outside ``_engine`` nothing imports the state or reads ``.state``."""
     source = path.read_text()
-    assert "_engine._state" not in source and "AuditState" not in source
+    assert "binary._state" not in source and "AuditState" not in source
     tree = ast.parse(source)
     reads = [
         node.lineno
@@ -152,3 +157,33 @@ def test_no_private_name_is_imported_from_another_module():
                 if name.startswith("_") and not is_module:
                     offenders.append(f"{path.relative_to(PACKAGE)}: {name}")
     assert offenders == []
+
+
+#: Layer of each folder of ``_engine``, bottom (0) to top; ``None``: the
+#: engine's own ``__init__``, which re-exports from every folder.
+ENGINE_LAYERS = {"_records": 0, "timing": 0, "binary": 1, "multiclass": 1, "session": 2}
+ENGINE = PACKAGE / "_engine"
+
+
+def engine_part(module):
+    parts = module.split(".")
+    if len(parts) < 3 or parts[1] != "_engine":
+        return None
+    return parts[2] if len(parts) > 2 else None
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in ENGINE.rglob("*.py") if p != ENGINE / "__init__.py"],
+    ids=lambda p: module_name(p),
+)
+def test_engine_folders_import_only_below_or_beside_themselves(path):
+    own = engine_part(module_name(path))
+    assert own in ENGINE_LAYERS, f"{module_name(path)} is in no engine layer"
+    for target in imported_modules(path):
+        other = engine_part(target)
+        if other is None or other == own:
+            continue
+        assert ENGINE_LAYERS[other] < ENGINE_LAYERS[own], (
+            f"{module_name(path)} ({own}) imports {target} ({other})"
+        )

@@ -3,16 +3,16 @@ scheduling under deadlines and the minimum error. Imports :mod:`.._core`,
 :mod:`.._mip` and :mod:`..backends`; the estimators call
 :class:`AuditSession` (two labels) and :class:`MulticlassSession` (K labels)."""
 
-from ._ambiguity import STRATEGIES, AmbiguityCertifier
-from ._audit import group_key
-from ._discrepancy import DiscrepancyCertifier
-from ._discrepancy_requests import DiscrepancyRequest, DiscrepancyResult
-from ._min_error import MinErrorResult, solve_min_error
-from ._multiclass_session import MulticlassSession
-from ._plans import PLANS, Step, run_plan
-from ._scheduling import Deadline, Job, capped, hand_out
-from ._session import AuditSession
-from ._state import AuditState
+from .binary._ambiguity import STRATEGIES, AmbiguityCertifier
+from .binary._audit import group_key
+from .binary._min_error import MinErrorResult, solve_min_error
+from .binary._state import AuditState
+from .binary.discrepancy._certifier import DiscrepancyCertifier
+from .binary.discrepancy._requests import DiscrepancyRequest, DiscrepancyResult
+from .session._binary import AuditSession
+from .session._multiclass import MulticlassSession
+from .timing._plans import PLANS, Step, run_plan
+from .timing._scheduling import Deadline, Job, capped, hand_out
 
 __all__ = [
     "STRATEGIES",

@@ -141,7 +141,7 @@ class ConstraintRows:
         positive, shape ``(n_train, c)`` (by default nothing, ``c = 0``)."""
         return np.zeros((n_train, 0))
 
-    # Descents (exact line searches, :mod:`.._engine._descent`) keep to a
+    # Descents (exact line searches, :mod:`.._engine.binary.search._descent`) keep to a
     # constraint through the weight box (signs), :meth:`line_direction`
     # (sparsity), or :meth:`counted_if_positive` and :meth:`excess_of_counts`
     # (rates).

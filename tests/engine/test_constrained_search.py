@@ -85,7 +85,10 @@ def test_searches_alone_find_constrained_competitors(constraint):
 
 
 def test_threshold_flips_match_the_best_admissible_cut_of_each_pattern():
-    from sklearn_multiplicity._engine._heuristics import _cuts, threshold_flips
+    from sklearn_multiplicity._engine.binary.search._heuristics import (
+        _cuts,
+        threshold_flips,
+    )
 
     X, y, groups = _data(seed=0)
     auditor = MultiplicityAuditor(constraints=[GroupRateGap(max_gap=0.0)])

@@ -10,14 +10,14 @@ from brute_force import Truth, random_tiny
 from sklearn_multiplicity._core._hypothesis import BoxMargin
 from sklearn_multiplicity._core._models import in_class, verify
 from sklearn_multiplicity._core._problem import PatternProblem
-from sklearn_multiplicity._engine._descent import (
+from sklearn_multiplicity._engine.binary._state import AuditState
+from sklearn_multiplicity._engine.binary.search._descent import (
     Descent,
     applies,
     flip_patterns,
     line_search,
 )
-from sklearn_multiplicity._engine._scheduling import Deadline
-from sklearn_multiplicity._engine._state import AuditState
+from sklearn_multiplicity._engine.timing._scheduling import Deadline
 from sklearn_multiplicity._mip import encode
 from sklearn_multiplicity._mip._constraints import SignRows
 

@@ -7,8 +7,8 @@ from brute_force import Truth, baseline_truth, random_tiny
 from sklearn_multiplicity._core._hypothesis import BoxMargin
 from sklearn_multiplicity._core._models import in_class
 from sklearn_multiplicity._core._problem import PatternProblem
-from sklearn_multiplicity._engine._dive import dive
-from sklearn_multiplicity._engine._scheduling import Deadline
+from sklearn_multiplicity._engine.binary.search._dive import dive
+from sklearn_multiplicity._engine.timing._scheduling import Deadline
 from sklearn_multiplicity._mip import _formulations, encode
 from sklearn_multiplicity._mip._relaxation import IdentitySeparator, Relaxation
 from sklearn_multiplicity.backends._base import Backend, SolverError
@@ -87,7 +87,7 @@ def test_dives_reach_the_enumerated_discrepancy_where_the_lp_is_fractional():
 
 
 def test_an_expired_deadline_solves_no_lp_and_keeps_the_lps_own_models():
-    from sklearn_multiplicity._engine._heuristics import lp_models
+    from sklearn_multiplicity._engine.binary.search._heuristics import lp_models
 
     enc, separator, truth, baseline = setting(0)
     budget = truth.min_error + 3

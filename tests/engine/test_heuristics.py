@@ -5,7 +5,10 @@ from brute_force import random_tiny
 from sklearn_multiplicity._core._hypothesis import BoxMargin
 from sklearn_multiplicity._core._models import in_class
 from sklearn_multiplicity._core._problem import PatternProblem
-from sklearn_multiplicity._engine._heuristics import best_thresholds, threshold_flips
+from sklearn_multiplicity._engine.binary.search._heuristics import (
+    best_thresholds,
+    threshold_flips,
+)
 from sklearn_multiplicity._mip import encode
 
 
@@ -83,7 +86,9 @@ def test_rotated_thresholds_give_sound_models_of_the_class(seed):
     from brute_force import Truth
 
     from sklearn_multiplicity._core import in_class
-    from sklearn_multiplicity._engine._heuristics import rotated_flip_models
+    from sklearn_multiplicity._engine.binary.search._heuristics import (
+        rotated_flip_models,
+    )
 
     X, y = random_tiny(seed, n=9, d=2, levels=4, noise=0.3)
     truth = Truth(X, y)
@@ -110,7 +115,9 @@ def test_disagreement_search_finds_sound_models_of_the_class(seed):
     from brute_force import Truth
 
     from sklearn_multiplicity._core import in_class
-    from sklearn_multiplicity._engine._heuristics import disagreement_models
+    from sklearn_multiplicity._engine.binary.search._heuristics import (
+        disagreement_models,
+    )
 
     X, y = random_tiny(seed, n=9, d=2, levels=4, noise=0.3)
     truth = Truth(X, y)
@@ -157,7 +164,7 @@ def test_best_thresholds_are_the_best_margin_keeping_models_of_a_direction(seed)
 def test_moves_past_one_pattern_disagree_more_and_stay_sound(seed):
     from brute_force import Truth
 
-    from sklearn_multiplicity._engine._heuristics import moved_models
+    from sklearn_multiplicity._engine.binary.search._heuristics import moved_models
 
     X, y = random_tiny(seed, n=12, d=2, levels=4, noise=0.3)
     truth = Truth(X, y)
@@ -186,7 +193,7 @@ def test_moves_past_one_pattern_disagree_more_and_stay_sound(seed):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_lp_models_are_verified_and_within_the_budget(seed):
-    from sklearn_multiplicity._engine._heuristics import lp_models
+    from sklearn_multiplicity._engine.binary.search._heuristics import lp_models
     from sklearn_multiplicity._mip import _formulations
     from sklearn_multiplicity._mip._relaxation import IdentitySeparator
 

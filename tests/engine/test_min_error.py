@@ -10,7 +10,7 @@ from sklearn_multiplicity._core._hypothesis import BoxMargin
 from sklearn_multiplicity._core._models import in_class
 from sklearn_multiplicity._core._problem import PatternProblem
 from sklearn_multiplicity._engine import Deadline
-from sklearn_multiplicity._engine._min_error import solve_min_error
+from sklearn_multiplicity._engine.binary._min_error import solve_min_error
 from sklearn_multiplicity._mip import encode
 from sklearn_multiplicity._mip._infeasible import error_lower_bound
 from sklearn_multiplicity.backends import get_backend

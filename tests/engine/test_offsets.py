@@ -10,12 +10,12 @@ import pytest
 from sklearn_multiplicity import MultiplicityAuditor
 from sklearn_multiplicity._core import verify
 from sklearn_multiplicity._core._models import in_class
-from sklearn_multiplicity._engine._offset_models import (
+from sklearn_multiplicity._engine.binary.search._offset_models import (
     offset_disagreement_models,
     offset_flip_models,
 )
-from sklearn_multiplicity._engine._offset_search import OffsetSearch
-from sklearn_multiplicity._engine._offsets import offset_classes
+from sklearn_multiplicity._engine.binary.search._offset_search import OffsetSearch
+from sklearn_multiplicity._engine.binary.search._offsets import offset_classes
 from sklearn_multiplicity.constraints import GroupRateGap, Signs
 
 
@@ -170,7 +170,7 @@ def test_no_offset_models_for_a_budget_per_class():
 
 
 def test_subsampled_floors_still_give_models_of_the_level_set(monkeypatch):
-    from sklearn_multiplicity._engine import _offset_search
+    from sklearn_multiplicity._engine.binary.search import _offset_search
 
     auditor = _fitted(0.05, seed=1)
     enc, state = auditor.session_.enc, auditor.session_.state
@@ -291,7 +291,9 @@ def test_no_offset_disagreement_models_without_classes_or_for_budgets_per_class(
 
 
 def test_offset_ascent_finds_no_less_than_its_start_and_stays_in_the_level_set():
-    from sklearn_multiplicity._engine._offset_models import offset_ascent_models
+    from sklearn_multiplicity._engine.binary.search._offset_models import (
+        offset_ascent_models,
+    )
 
     auditor = _fitted(0.05, seed=2)
     enc, state = auditor.session_.enc, auditor.session_.state
@@ -316,8 +318,10 @@ def test_offset_ascent_finds_no_less_than_its_start_and_stays_in_the_level_set()
 
 
 def test_offset_ascent_stops_at_its_deadline_and_needs_a_start():
-    from sklearn_multiplicity._engine._offset_models import offset_ascent_models
-    from sklearn_multiplicity._engine._scheduling import Deadline
+    from sklearn_multiplicity._engine.binary.search._offset_models import (
+        offset_ascent_models,
+    )
+    from sklearn_multiplicity._engine.timing._scheduling import Deadline
 
     auditor = _fitted(0.05, seed=2)
     enc, state = auditor.session_.enc, auditor.session_.state
@@ -338,7 +342,7 @@ def test_offset_ascent_stops_at_its_deadline_and_needs_a_start():
 
 
 def test_ambiguity_ascent_flips_undecided_patterns_with_models_of_the_level_set():
-    from sklearn_multiplicity._engine._scheduling import Deadline
+    from sklearn_multiplicity._engine.timing._scheduling import Deadline
 
     auditor = _fitted(0.05, seed=2)
     session = auditor.session_

@@ -9,8 +9,8 @@ import pytest
 
 import sklearn_multiplicity
 from sklearn_multiplicity._engine import PLANS, Deadline, Step, run_plan
-from sklearn_multiplicity._engine._accounts import TimeAccounts
-from sklearn_multiplicity._engine._plans import Schedule
+from sklearn_multiplicity._engine.timing._accounts import TimeAccounts
+from sklearn_multiplicity._engine.timing._plans import Schedule
 
 
 def test_every_plan_shares_its_whole_budget():

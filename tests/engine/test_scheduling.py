@@ -2,7 +2,7 @@
 
 import pytest
 
-from sklearn_multiplicity._engine._scheduling import Deadline, Job, hand_out
+from sklearn_multiplicity._engine.timing._scheduling import Deadline, Job, hand_out
 
 
 class RecordingBackend:

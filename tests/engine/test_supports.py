@@ -9,18 +9,19 @@ import pytest
 from brute_force import Truth, random_tiny
 
 from sklearn_multiplicity._core import BoxMargin, ClassBudget, PatternProblem, Status
-from sklearn_multiplicity._engine import _min_error, _supports
-from sklearn_multiplicity._engine._min_error import solve_min_error
-from sklearn_multiplicity._engine._scheduling import Deadline
-from sklearn_multiplicity._engine._state import AuditState
-from sklearn_multiplicity._engine._support_disagreement import (
+from sklearn_multiplicity._engine.binary import _min_error
+from sklearn_multiplicity._engine.binary._min_error import solve_min_error
+from sklearn_multiplicity._engine.binary._state import AuditState
+from sklearn_multiplicity._engine.binary.supports import _supports
+from sklearn_multiplicity._engine.binary.supports._disagreement import (
     disagreement_frontier,
     most_disagreement,
 )
-from sklearn_multiplicity._engine._support_flips import certify_flips
-from sklearn_multiplicity._engine._support_min_error import fewest_errors
-from sklearn_multiplicity._engine._support_weights import weight_end
-from sklearn_multiplicity._engine._supports import split_by_support
+from sklearn_multiplicity._engine.binary.supports._flips import certify_flips
+from sklearn_multiplicity._engine.binary.supports._min_error import fewest_errors
+from sklearn_multiplicity._engine.binary.supports._split import split_by_support
+from sklearn_multiplicity._engine.binary.supports._weights import weight_end
+from sklearn_multiplicity._engine.timing._scheduling import Deadline
 from sklearn_multiplicity._mip import (
     MIPResult,
     NonzeroRows,

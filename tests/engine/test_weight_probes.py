@@ -16,14 +16,14 @@ from sklearn_multiplicity._core import (
     Status,
     verify,
 )
-from sklearn_multiplicity._engine._scheduling import Deadline
-from sklearn_multiplicity._engine._solvers import Solvers
-from sklearn_multiplicity._engine._state import AuditState
-from sklearn_multiplicity._engine._weight_probes import (
+from sklearn_multiplicity._engine.binary._solvers import Solvers
+from sklearn_multiplicity._engine.binary._state import AuditState
+from sklearn_multiplicity._engine.binary._weight_probes import (
     PROBE_RESOLUTION,
     WeightEnd,
     probe_ends,
 )
+from sklearn_multiplicity._engine.timing._scheduling import Deadline
 from sklearn_multiplicity._mip import MIPResult, _formulations, encode
 from sklearn_multiplicity.backends import Backend, get_backend
 

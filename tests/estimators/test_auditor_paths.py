@@ -13,7 +13,7 @@ from sklearn.linear_model import LogisticRegression
 
 from sklearn_multiplicity import MultiplicityAuditor
 from sklearn_multiplicity._engine import Deadline
-from sklearn_multiplicity._engine._discrepancy_requests import disagreement_mip
+from sklearn_multiplicity._engine.binary.discrepancy._requests import disagreement_mip
 
 
 def test_path_matches_enumeration_and_is_monotone():
@@ -134,10 +134,11 @@ def test_a_request_prepared_ahead_learns_what_was_found_since(monkeypatch):
     # the search leaves the MIP something to find on these data.
     for search in ("moved_models", "lp_models"):
         monkeypatch.setattr(
-            f"sklearn_multiplicity._engine._discrepancy.{search}", lambda *a, **k: []
+            f"sklearn_multiplicity._engine.binary.discrepancy._certifier.{search}",
+            lambda *a, **k: [],
         )
     monkeypatch.setattr(
-        "sklearn_multiplicity._engine._discrepancy.DiscrepancyCertifier.descend",
+        "sklearn_multiplicity._engine.binary.discrepancy._certifier.DiscrepancyCertifier.descend",
         lambda *a, **k: None,
     )
     X, y = random_tiny(30, n=10, d=3, levels=3)
@@ -171,7 +172,7 @@ def test_a_path_prepares_its_requests_without_searches(monkeypatch):
     searched = []
     for search in ("disagreement_models", "moved_models"):
         monkeypatch.setattr(
-            f"sklearn_multiplicity._engine._discrepancy.{search}",
+            f"sklearn_multiplicity._engine.binary.discrepancy._certifier.{search}",
             lambda *a, **k: searched.append(a) or [],
         )
     X, y = random_tiny(4, n=10, d=2, levels=4)

@@ -14,7 +14,7 @@ from brute_force import baseline_truth, random_tiny, weight_range
 from test_per_class import StoppedBackend
 
 from sklearn_multiplicity import MultiplicityAuditor
-from sklearn_multiplicity._engine._weight_probes import PROBE_RESOLUTION
+from sklearn_multiplicity._engine.binary._weight_probes import PROBE_RESOLUTION
 from sklearn_multiplicity.backends import Backend, get_backend
 from sklearn_multiplicity.constraints import MaxNonzero, Signs
 

@@ -12,7 +12,7 @@ from sklearn_multiplicity import MultiplicityAuditor
 from sklearn_multiplicity._core import Status
 from sklearn_multiplicity._core._multiclass import MulticlassProblem, predict
 from sklearn_multiplicity._engine import Deadline
-from sklearn_multiplicity._engine._multiclass import MulticlassCertifier
+from sklearn_multiplicity._engine.multiclass._certifier import MulticlassCertifier
 from sklearn_multiplicity._mip import MIPResult
 from sklearn_multiplicity.backends import Backend, get_backend
 
@@ -248,7 +248,7 @@ def test_bad_baseline_and_budget_are_refused():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_intercept_shifts_add_only_realisable_labellings(seed):
-    from sklearn_multiplicity._engine._multiclass_shifts import shift_search
+    from sklearn_multiplicity._engine.multiclass._shifts import shift_search
 
     certifier, truth = _certifier(seed, solver=NoSolutionBackend())
     realisable = {tuple(row) for row in truth.L.tolist()}
@@ -274,7 +274,7 @@ def test_intercept_shifts_add_only_realisable_labellings(seed):
 @pytest.mark.parametrize("seed", range(4))
 def test_hull_proofs_never_contradict_enumeration(seed):
     from sklearn_multiplicity._core._multiclass import LabelCeilings
-    from sklearn_multiplicity._engine._multiclass_hull import hull_proofs
+    from sklearn_multiplicity._engine.multiclass._hull import hull_proofs
 
     certifier, truth = _certifier(seed, solver=NoSolutionBackend())
     baseline = certifier.baseline_labels
@@ -291,7 +291,7 @@ def test_hull_proofs_never_contradict_enumeration(seed):
 
 
 def test_hull_proofs_settle_deep_people_without_a_solver():
-    from sklearn_multiplicity._engine._multiclass_hull import hull_proofs
+    from sklearn_multiplicity._engine.multiclass._hull import hull_proofs
 
     # Three labels on a line, three people per point: A on 0..4, B on 6..8,
     # C on 10..12. The point 2 lies between 1 and 3 and between 0 and 4:

@@ -1,0 +1,309 @@
+"""What an audit can be expected to certify, judged before any MIP runs.
+
+:func:`assess` reads the signals the problem shows at no MIP's time (its
+distinct patterns, affinely independent columns, binary or continuous
+features, the error budget, and the LP relaxation of the minimum-error MIP at
+the root, against the best model known without a solver) and states the
+regime, with its reasons and the routes that would answer (an
+:class:`~._records.Assessment`). A route that changes the patterns (a coarser
+encoding, a sample) is probed the same way: its pattern count and regime.
+
+Calibrated on 2 cores at a 60 s limit (``benchmarks/bench_everyday.py``,
+``bench_assessment.py``): the root LP proves 98% of the best known model's
+errors on COMPAS (329 patterns, certified) and 75% on the demo (98
+patterns); under 0.01% on German credit (996 and 1,000 patterns) and on
+breast cancer (569 continuous patterns), which leave bands; 29,940 patterns
+leave even the minimum error's upper bound unproven.
+"""
+
+import time
+
+import numpy as np
+
+from ..._core import PatternProblem
+from ..._core._problem import distinct_rows
+from ..._mip import IdentitySeparator, _formulations, encode
+from .._records import Assessment, Route
+from ..timing._plans import ASSESSMENT_LP_SECONDS
+
+#: Distinct patterns above which only witnessed lower bounds are realistic:
+#: every MIP has that many binaries (29,940 patterns at 60 s: no upper bound
+#: on ambiguity or discrepancy, the minimum error in [0.03%, 21.3%]).
+LARGE_PROBLEM_PATTERNS = 2000
+#: Distinct patterns up to which the MIPs certify whatever the relaxation:
+#: samples of breast cancer (6 continuous columns) certified at 30 patterns
+#: in 6 s, left ambiguity [47%, 95%] at 60 patterns after 20 s and
+#: [50%, 99%] at 100 patterns after 60 s.
+SMALL_PROBLEM_PATTERNS = 40
+#: Fraction of the best known model's errors the root LP must prove for the
+#: MIPs to certify (COMPAS 98%, demo 75%; German credit, breast cancer:
+#: under 0.01%).
+LP_PROVED_FRACTION = 0.5
+#: Patterns a coarser encoding or a sample aims at: COMPAS-sized problems.
+TARGET_PATTERNS = 300
+#: Quantiles of the ``>=`` indicators of a binarised column (as the command
+#: line's ``--binarize``).
+QUARTILES = (0.25, 0.5, 0.75)
+
+
+def assess(session, limit, extra_errors, feature_names=None):
+    """The regime of the audit of ``session``, its reasons and routes.
+
+    Parameters
+    ----------
+    session : AuditSession
+        Set up (``from_data``); no MIP needs to have run.
+    limit : float or None
+        Seconds the audit of a tolerance may spend (``None``: no limit).
+    extra_errors : float
+        Weighted errors the level set allows beyond the baseline's.
+    feature_names : sequence of str or None
+        Names of the audited columns, for the routes.
+
+    Returns
+    -------
+    Assessment
+    """
+    start = time.perf_counter()
+    problem = session.problem
+    n_patterns, n_dims, total = problem.n_patterns, problem.n_kept, problem.total_weight
+    binary = _binary_columns(problem.patterns)
+    n_binary, n_columns = int(binary.sum()), problem.n_features
+    lp_bound, best, share = _root_share(session.enc, problem)
+    regime = _regime(n_patterns, share)
+    reasons = [
+        f"{n_patterns} distinct feature patterns (one binary variable each in "
+        f"every MIP) in {n_dims} affinely independent columns.",
+        _feature_words(n_columns, n_binary),
+        f"The level set allows {extra_errors:g} weighted errors beyond the "
+        f"baseline's (of a total weight of {total:g}).",
+    ]
+    if lp_bound is None:
+        reasons.append(
+            f"Root LP not solved: over {LARGE_PROBLEM_PATTERNS} patterns it "
+            "alone would take a large share of the time."
+        )
+    else:
+        reasons.append(
+            f"The LP relaxation of the minimum-error MIP proves {lp_bound:.4g} "
+            f"errors at the root, {share:.1%} of the {best:g} of the best "
+            "model known before solving."
+        )
+    reasons.append(_regime_words(regime))
+    reasons.append(
+        "Limit: "
+        + (
+            "none (exact values, however long they take)."
+            if limit is None
+            else f"{limit:g} s for the audit of a tolerance."
+        )
+    )
+    routes = ()
+    if regime != "exact":
+        routes = _routes(session, binary, feature_names, regime, limit)
+    signals = {
+        "n_patterns": int(n_patterns),
+        "n_dimensions": int(n_dims),
+        "n_columns": int(n_columns),
+        "n_binary_columns": n_binary,
+        "n_identities": int(session.enc.n_identities),
+        "total_weight": total,
+        "extra_errors": float(extra_errors),
+        "root_lp_bound": lp_bound,
+        "best_known_errors": best,
+        "root_lp_share": share,
+        "limit": limit,
+        "seconds": time.perf_counter() - start,
+    }
+    return Assessment(regime, tuple(reasons), routes, signals)
+
+
+def _regime_words(regime):
+    if regime == "lower-bounds":
+        return (
+            f"Over {LARGE_PROBLEM_PATTERNS} patterns single MIPs rarely close "
+            "in minutes (29,940 patterns at 60 s: no upper bound on ambiguity "
+            "or discrepancy): expect witnessed lower bounds only."
+        )
+    if regime == "bands":
+        return (
+            f"Over {SMALL_PROBLEM_PATTERNS} patterns, with a root LP that "
+            f"proves under {LP_PROVED_FRACTION:.0%} of the best known errors, "
+            "the MIPs find models but prove little: expect certified bands, "
+            "not exact values (German credit, breast cancer at 60 s)."
+        )
+    return (
+        f"At most {SMALL_PROBLEM_PATTERNS} patterns, or a root LP that proves "
+        f"at least {LP_PROVED_FRACTION:.0%} of the best known errors: the MIPs "
+        "prove their bounds quickly (COMPAS, 329 patterns: under a minute)."
+    )
+
+
+def _binary_columns(patterns):
+    """Whether each column takes at most two values, 0 and 1."""
+    return np.all((patterns == 0) | (patterns == 1), axis=0)
+
+
+def _feature_words(n_columns, n_binary):
+    if n_binary == n_columns:
+        return f"All {n_columns} columns are binary (0/1)."
+    return (
+        f"{n_columns - n_binary} of {n_columns} columns are not binary: "
+        "continuous features give the MIPs no affine-identity cuts and a weak "
+        "relaxation."
+    )
+
+
+def _root_share(enc, problem):
+    """``(lp_bound, best, share)``: the root LP bound of the minimum-error MIP,
+    the errors of the best model known without a solver (a constant one or a
+    logistic regression) and the share of them the bound proves; the bound
+    is ``None`` on problems too large for the LP."""
+    best = float(min(problem.positive_weight.sum(), problem.negative_weight.sum()))
+    fit = enc.logistic
+    if fit is not None:
+        scores = enc.X[: enc.n_train] @ fit[0] + fit[1]
+        wrong = np.where(scores > 0, problem.negative_weight, problem.positive_weight)
+        best = min(best, float(wrong.sum()))
+    if problem.n_patterns > LARGE_PROBLEM_PATTERNS:
+        return None, best, 0.0
+    separator = IdentitySeparator(enc, time_limit=ASSESSMENT_LP_SECONDS / 2)
+    relaxation = separator.relax(
+        _formulations.min_error(enc), time_limit=ASSESSMENT_LP_SECONDS / 2
+    )
+    bound = float(relaxation.bound)
+    bound = bound if np.isfinite(bound) else 0.0
+    return bound, best, (1.0 if best <= 0 else float(np.clip(bound / best, 0, 1)))
+
+
+def _probe(session, patterns, problem):
+    """The patterns and the regime of the audit of ``patterns`` (a coarser
+    copy of ``problem.patterns``, one row each) with the same labels."""
+    pos, neg = problem.positive_weight, problem.negative_weight
+    X = np.vstack([patterns, patterns])
+    y = np.concatenate([np.ones(len(pos), int), np.zeros(len(neg), int)])
+    coarse = PatternProblem.from_data(X, y, np.concatenate([pos, neg]))
+    if coarse.n_patterns > LARGE_PROBLEM_PATTERNS:
+        return coarse.n_patterns, "lower-bounds"
+    enc = encode(coarse, session.hypothesis, cuts=session.cuts)
+    share = _root_share(enc, coarse)[2]
+    return coarse.n_patterns, _regime(coarse.n_patterns, share)
+
+
+def _regime(n_patterns, share):
+    if n_patterns > LARGE_PROBLEM_PATTERNS:
+        return "lower-bounds"
+    if n_patterns <= SMALL_PROBLEM_PATTERNS or share >= LP_PROVED_FRACTION:
+        return "exact"
+    return "bands"
+
+
+def _n_distinct(matrix):
+    """Distinct rows of ``matrix`` (as the problem counts its patterns)."""
+    return len(distinct_rows(np.asarray(matrix, dtype=float))[0])
+
+
+def _routes(session, binary, names, regime, limit):
+    problem = session.problem
+    patterns, d = problem.patterns, problem.n_features
+    rows = patterns[problem.inverse[problem.inverse >= 0]]
+    names = [f"column {j}" for j in range(d)] if names is None else list(names)
+    routes = []
+    # A coarser encoding: non-binary columns at their quartiles, then columns
+    # left out (the most distinct values first, then the most even split)
+    # until the patterns are COMPAS-sized.
+    coarse = []
+    for j in range(d):
+        column = patterns[:, j]
+        cuts = np.unique(np.quantile(rows[:, j], QUARTILES))
+        cuts = cuts[cuts > column.min()]
+        coarse.append(
+            column[:, None]
+            if binary[j]
+            else np.column_stack([column >= q for q in cuts] or [column * 0])
+        )
+    n_continuous = d - int(binary.sum())
+    if n_continuous:
+        count, regime_ = _probe(session, np.hstack(coarse), problem)
+        routes.append(
+            Route(
+                "coarser encoding",
+                f"Binarise the {n_continuous} non-binary column(s) at their "
+                "quartiles (x >= each; the command line's --binarize).",
+                f"{count} distinct patterns instead of {problem.n_patterns}; "
+                f"regime {regime_}.",
+                count,
+            )
+        )
+    order = sorted(range(d), key=lambda j: _spread(rows[:, j], binary[j]))
+    kept, dropped = list(range(d)), []
+    for j in order[: d - 1]:
+        kept.remove(j)
+        dropped.append(j)
+        if _n_distinct(np.hstack([coarse[k] for k in kept])) <= TARGET_PATTERNS:
+            break
+    if dropped:
+        count, regime_ = _probe(session, np.hstack([coarse[k] for k in kept]), problem)
+        shown = ", ".join(str(names[j]) for j in dropped[:8])
+        shown += f" and {len(dropped) - 8} more" if len(dropped) > 8 else ""
+        others = " (the others binarised as above)" if n_continuous else ""
+        routes.append(
+            Route(
+                "coarser encoding",
+                f"Leave out {len(dropped)} of {d} columns{others}: {shown}.",
+                f"{count} distinct patterns instead of {problem.n_patterns}; "
+                f"regime {regime_}.",
+                count,
+                tuple(int(j) for j in dropped),
+            )
+        )
+    if rows.shape[0] > TARGET_PATTERNS:
+        rng = np.random.default_rng(0)
+        sample = np.sort(rng.choice(rows.shape[0], TARGET_PATTERNS, replace=False))
+        n_sample = _n_distinct(rows[sample])
+        routes.append(
+            Route(
+                "sample",
+                f"Audit a seeded random sample of {TARGET_PATTERNS} rows (the "
+                f"command line's --sample {TARGET_PATTERNS}, seeded by "
+                "--random-state).",
+                f"{n_sample} distinct patterns: values for the sample, an "
+                "estimate for the table"
+                + (
+                    "; binarise too, since continuous columns keep the LP weak."
+                    if n_continuous
+                    else "."
+                ),
+                n_sample,
+            )
+        )
+    routes.append(
+        Route(
+            "probabilistic",
+            "Audit the same data with ProbabilisticAuditor (the command "
+            "line's --measure probabilistic): a logistic model's viable "
+            "prediction ranges over its log-loss level set.",
+            "Certified in seconds at any size; it answers how far scores "
+            "move, not which 0-1 decisions flip.",
+        )
+    )
+    routes.append(
+        Route(
+            "more time",
+            "Allow more time (refine(eps, seconds); the command line's "
+            "--total-time-limit"
+            + ("" if limit is None else f", above {limit:g} s")
+            + ").",
+            ("Bands tighten gradually" if regime == "bands" else "More witnesses")
+            + "; exact values are not expected (German credit at 60, 300 and "
+            "600 s: ambiguity [4.7%, 100%], [4.1%, 100%], [4.1%, 100%]).",
+        )
+    )
+    return tuple(routes)
+
+
+def _spread(column, binary):
+    """Sort key of the columns to leave out first: the most distinct values,
+    then the most even split."""
+    share = column.mean() if binary else 0.0
+    return (-np.unique(column).size, -min(share, 1 - share))

@@ -1,0 +1,440 @@
+"""One audit's engine, behind the interface the estimators call.
+
+:class:`AuditSession` owns the set-up that :class:`ZeroOneLinearClassifier`
+and :class:`MultiplicityAuditor` share (the pattern problem, the hypothesis
+class, its encoding, the backend) and, once :meth:`AuditSession.start` has
+fixed the baseline, the :class:`~._state.AuditState` with its ambiguity and
+discrepancy certifiers. Every request takes its :class:`~._scheduling.Deadline`
+explicitly.
+"""
+
+import copy
+import dataclasses
+
+import numpy as np
+
+from ..._core import (
+    ClassBudget,
+    PatternProblem,
+    make_hypothesis_class,
+    verify,
+)
+from ..._mip import ConstraintContext, encode, realise
+from ...backends import get_backend
+from ..binary._ambiguity import AmbiguityCertifier
+from ..binary._bands import BandReadings
+from ..binary._coefficients import coefficient_ranges
+from ..binary._min_error import solve_min_error
+from ..binary._new_people import flip_new_patterns
+from ..binary._per_class import ClassBudgetCertifier
+from ..binary._scalar import ScalarBudgetCertifier
+from ..binary._solvers import Solvers
+from ..binary._state import AuditState
+from ..binary.discrepancy._certifier import DiscrepancyCertifier
+from ..timing._accounts import TimeAccounts
+from ._contract import SessionInterface
+
+
+class AuditSession(SessionInterface, BandReadings):
+    """The engine of one audit: set-up, then everything certified so far.
+
+    Build it with :meth:`from_data`; :meth:`min_error` alone fits the 0-1
+    optimal classifier, :meth:`start` fixes a baseline and opens the audit.
+
+    Parameters
+    ----------
+    problem : PatternProblem
+    hypothesis : BoxMargin or IntegerWeights
+    enc : Encoding
+    backend : Backend
+    n_jobs : int, default=1
+        MIPs solved at once in threads.
+    strategy : {"each", "batch"}, default="each"
+        How ambiguity settles undecided patterns.
+    cuts : bool, default=True
+        Whether the encodings (also those extended with new people) carry
+        affine-identity rows.
+    random_state : int or None, default=None
+
+    Attributes
+    ----------
+    state : AuditState or None
+        What is certified so far (``None`` before :meth:`start`).
+    ambiguity : AmbiguityCertifier or None
+    discrepancy : DiscrepancyCertifier or None
+    per_class : ClassBudgetCertifier or None
+        Ambiguity and discrepancy at per-class budgets.
+    accounts : TimeAccounts
+        Seconds each question (a tolerance's audit, a path, the minimum
+        error) has spent (:mod:`._accounts`).
+    groups : dict
+        Pattern weights of every group, by label: their discrepancies are
+        part of every tolerance's audit.
+    min_error_fit : MinErrorResult or None
+        The minimum error of the class, once something asked for it.
+
+    Notes
+    -----
+    The estimators use this interface only (:mod:`._interface`); the rest
+    serves the engine and its tests. Every request takes a budget, a number
+    (the overall weighted error) or a :class:`~.._core.ClassBudget` (false
+    positives and negatives apart), and every result is a plain record
+    (:mod:`._records`):
+
+    - set-up: :meth:`from_data`, :meth:`min_error` (the 0-1 optimal
+      classifier), :meth:`start`, :meth:`watch_row_groups`,
+      :meth:`baseline_in_class`, :meth:`summary` (a ``SessionSummary``);
+    - requests, each on its account of seconds (:mod:`._accounts`):
+      :meth:`budget` of a tolerance, :meth:`audit` of a tolerance and
+      :meth:`grant` of more time to it, :meth:`min_error_bounds`,
+      :meth:`path` (``PathStep`` per tolerance), :meth:`weight_ranges`
+      (``WeightRange`` per weight) and :meth:`ambiguous_people` (per person);
+    - readings, at no solver time: :meth:`reading` (a ``Reading``: both
+      measures and the discrepancy model), :meth:`group_readings`,
+      :meth:`evidence` (per training row), :meth:`competitor` of a training
+      row, :meth:`snapshot` (a running audit's progress) and :meth:`mip_log`.
+
+    Models come back as ``FoundModel`` records, coefficients on the audited
+    features.
+    """
+
+    def __init__(
+        self,
+        problem,
+        hypothesis,
+        enc,
+        backend,
+        *,
+        n_jobs=1,
+        strategy="each",
+        cuts=True,
+        random_state=None,
+    ):
+        self.problem = problem
+        self.hypothesis = hypothesis
+        self.enc = enc
+        self.solvers = Solvers(enc, backend, n_jobs=n_jobs)
+        self.strategy = strategy
+        self.cuts = cuts
+        self.random_state = random_state
+        self.state = None
+        self.ambiguity = None
+        self.discrepancy = None
+        self.per_class = None
+        self.scalar = None
+        self.accounts = TimeAccounts()
+        self.groups = {}
+        self.min_error_fit = None
+
+    @classmethod
+    def from_data(
+        cls,
+        X,
+        y01,
+        sample_weight=None,
+        *,
+        solver="auto",
+        weights="auto",
+        margin=1e-3,
+        max_weight=10,
+        cuts=True,
+        threads=1,
+        n_jobs=1,
+        strategy="each",
+        random_state=None,
+        verbose=0,
+        constraints=(),
+        groups=None,
+        feature_names=None,
+    ):
+        """Compress ``(X, y01)`` and build the encoding and backend of its MIPs.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+            Finite features (the audit space).
+        y01 : ndarray of int, shape (n_samples,)
+            Labels in {0, 1}.
+        sample_weight : ndarray of shape (n_samples,) or None
+        solver, weights, margin, max_weight, cuts
+            The backend and hypothesis class, as the estimators document them.
+        threads : int
+            Solver threads of a single MIP.
+        n_jobs, strategy, random_state
+            As in the constructor.
+        verbose : int
+            Solver logs when > 1.
+        constraints : sequence
+            Constraints on the class: objects whose ``bind(context)`` (a
+            :class:`~.._mip.ConstraintContext`) returns the rows to add.
+        groups : ndarray of shape (n_samples,) or None
+            The groups of the rows, for constraints on groups.
+        feature_names : sequence of str or None
+            Names of the columns of ``X``, for constraints on features.
+        """
+        backend = get_backend(
+            solver, threads=threads, random_state=random_state, verbose=verbose
+        )
+        hypothesis = make_hypothesis_class(
+            weights,
+            margin,
+            max_weight,
+            integer_only=not backend.supports_continuous,
+            solver=backend.name,
+        )
+        problem = PatternProblem.from_data(X, y01, sample_weight)
+        if hypothesis.integer:
+            hypothesis.check_data(problem)
+        context = ConstraintContext(
+            problem,
+            np.asarray(y01),
+            np.ones(len(y01)) if sample_weight is None else np.asarray(sample_weight),
+            groups,
+            feature_names,
+            hypothesis.integer,
+        )
+        bound = [constraint.bind(context) for constraint in constraints or ()]
+        enc = encode(problem, hypothesis, cuts=cuts, constraints=bound)
+        return cls(
+            problem,
+            hypothesis,
+            enc,
+            backend,
+            n_jobs=n_jobs,
+            strategy=strategy,
+            cuts=cuts,
+            random_state=random_state,
+        )
+
+    # -- time --------------------------------------------------------------------
+    @property
+    def backend(self):
+        """The backend that solves every MIP of the session."""
+        return self.solvers.backend
+
+    @backend.setter
+    def backend(self, backend):
+        self.solvers.backend = backend
+
+    # -- set-up ------------------------------------------------------------------
+    def min_error(self, deadline, *, progress=None):
+        """The certified minimum error of the class (a :class:`MinErrorResult`);
+        ``progress(lower, upper)``, when given, hears the band as it narrows,
+        also while the MIP runs."""
+        separator = self.solvers.separator(deadline) if self.enc.n_identities else None
+        return solve_min_error(
+            self.enc,
+            copy.copy(self.backend),
+            deadline,
+            separator=separator,
+            split=self.solvers.support_split,
+            progress=progress,
+        )
+
+    def start(self, predictions, coef, intercept, *, min_error=None):
+        """Fix the baseline and open the audit.
+
+        Parameters
+        ----------
+        predictions : ndarray of bool, shape (n_samples,)
+            The baseline's prediction of every training row.
+        coef, intercept : the baseline's linear model in the audit space.
+        min_error : MinErrorResult or None
+            The minimum error of this session's class when already solved
+            (the 0-1 optimal baseline). Otherwise it is solved when something
+            asks for it (:meth:`settle_min_error`).
+        """
+        problem = self.problem
+        baseline = np.zeros(problem.n_patterns, dtype=bool)
+        active = problem.inverse >= 0
+        baseline[problem.inverse[active]] = predictions[active]
+        if not self._meets_constraints(baseline, coef, intercept):
+            raise ValueError(
+                "The baseline does not meet the constraints ("
+                + "; ".join(self.constraints)
+                + "): its competitors would be held to rules it breaks. Fit "
+                "the baseline under the same constraints (the default "
+                "estimator does)."
+            )
+        # No model errs less than no error at all; the minimum error raises
+        # every flip's bound once it is known.
+        self.state = AuditState(self.enc, baseline, 0.0)
+        self.ambiguity = AmbiguityCertifier(self.state, self.solvers, self.strategy)
+        self.discrepancy = DiscrepancyCertifier(
+            self.state, self.solvers, self.ambiguity
+        )
+        self.per_class = ClassBudgetCertifier(self.state, self.solvers, self.ambiguity)
+        self.scalar = ScalarBudgetCertifier(
+            self.state, self.ambiguity, self.discrepancy
+        )
+        self.state.add_model(self._in_class(coef, intercept))
+        if not self.baseline_in_class() and not self.hypothesis.integer:
+            # Scaled into the class, a baseline may put a person within the
+            # margin; its labelling's max-margin model may still be one.
+            realised = realise(self.enc, baseline)
+            if realised is not None:
+                self.state.add_model(verify(self.enc, *realised, source="baseline"))
+        if min_error is not None:
+            self._learn_min_error(min_error)
+
+    def baseline_in_class(self):
+        """Whether a model of the class predicts every pattern as the baseline."""
+        return any(
+            np.array_equal(m.z[: self.problem.n_patterns], self.state.baseline)
+            for m in self.state.pool.models
+        )
+
+    def settle_min_error(self, limit, per_mip=None, *, progress=None):
+        """The class's minimum error, solved once, on first need, within what
+        its account (``limit`` seconds) has left; a :class:`MinErrorResult`
+        (``progress``: see :meth:`min_error`)."""
+        if self.min_error_fit is None:
+            with self.accounts.charge(("min error",), limit, per_mip) as deadline:
+                self._learn_min_error(self.min_error(deadline, progress=progress))
+        return self.min_error_fit
+
+    def _learn_min_error(self, fit):
+        self.min_error_fit = fit
+        state = self.state
+        state.record(fit.mip, fit.result)
+        state.min_error_lower = max(state.min_error_lower, float(fit.lower_bound))
+        state.raise_flip_lower(np.arange(self.problem.n_patterns), fit.lower_bound)
+        for model in [fit.model, *fit.candidates]:
+            state.add_model(model)
+
+    def _meets_constraints(self, baseline, coef, intercept):
+        """Whether the baseline (its weights, its pattern predictions) meets
+        every constraint of the class; its scale is irrelevant to them."""
+        if not self.enc.constraints:
+            return True
+        w, b = self.problem.from_original(
+            coef, intercept, scaled=self.hypothesis.scaled
+        )
+        model = dataclasses.replace(verify(self.enc, w, b), z=baseline)
+        slack = 1e-9 * max(1.0, np.abs(w).max(initial=0.0), abs(b))
+        return all(c.satisfied(self.enc, model, slack) for c in self.enc.constraints)
+
+    @property
+    def constraints(self):
+        """One line per constraint in force on the class."""
+        return [constraint.describe() for constraint in self.enc.constraints]
+
+    def _in_class(self, coef, intercept):
+        """The verified model of the class closest to ``(coef, intercept)``."""
+        hypothesis = self.hypothesis
+        w, b = self.problem.from_original(coef, intercept, scaled=hypothesis.scaled)
+        fitted = hypothesis.fit_model(self.problem, w, b)
+        return None if fitted is None else verify(self.enc, *fitted, source="baseline")
+
+    # -- requests ----------------------------------------------------------------
+    @property
+    def level_set(self):
+        """Budgets of the level sets around the baseline."""
+        return self.state.level_set
+
+    @property
+    def log(self):
+        """Every solve so far (a list of :class:`MIPLogEntry`)."""
+        return self.state.log
+
+    def certifier(self, budget):
+        """The certifier of ``budget``'s kind: per class for a
+        :class:`~.._core.ClassBudget`, else scalar. Both answer the same
+        questions by the same methods."""
+        return self.per_class if isinstance(budget, ClassBudget) else self.scalar
+
+    def certify_ambiguity(self, budget, deadline, *, exact=False, progress=None):
+        """Settle the patterns at ``budget``; see :meth:`AmbiguityCertifier.certify`."""
+        return self.certifier(budget).certify(budget, deadline, progress, exact=exact)
+
+    def n_undetermined(self, budget, exact=False):
+        """Patterns whose ambiguity at ``budget`` is not certified yet."""
+        return self.certifier(budget).undetermined(budget, exact).size
+
+    def ambiguity_bounds(self, budget, weights=None):
+        """Certified bounds on the weighted share of flippable patterns."""
+        return self.certifier(budget).ambiguity_bounds(budget, weights)
+
+    def discrepancy_bounds(self, budget, *, weights=None, key="all", deadline=None):
+        """Certified discrepancy at ``budget`` (a :class:`DiscrepancyResult`),
+        tightened by the relations with ambiguity (:meth:`related`)."""
+        result = self.certifier(budget).discrepancy(
+            budget, weights=weights, key=key, deadline=deadline
+        )
+        _, bounds = self.related(budget, result.bounds, weights)
+        return dataclasses.replace(result, bounds=bounds)
+
+    def flip_evidence(self, budget):
+        """Per pattern: baseline prediction, certified flippable, not proven
+        unflippable, and the fewest errors of a known model flipping it."""
+        certifier = self.certifier(budget)
+        return (
+            self.state.baseline.copy(),
+            certifier.flippable(budget),
+            certifier.maybe_flippable(budget),
+            certifier.fewest_flip_errors(budget),
+        )
+
+    def competing_model(self, pattern, budget):
+        """A verified model within ``budget`` flipping ``pattern``, or None."""
+        if pattern < 0:
+            return None
+        return self.certifier(budget).witness(pattern, budget)
+
+    def coefficient_ranges(self, budget, deadline):
+        """Certified ends of every canonical weight over the level set.
+
+        Call it after the audit of ``budget`` (:meth:`audit`): every pattern
+        that audit proved unflippable keeps the baseline's label in every
+        model of the level set, a fixed label in each weight's MIP instead
+        of a big-M row.
+        """
+        return coefficient_ranges(
+            self.state,
+            self.solvers,
+            budget,
+            deadline,
+            unflippable=~self.maybe_flippable(budget),
+        )
+
+    def maybe_flippable(self, budget):
+        """Mask of the patterns not proven unflippable within ``budget``."""
+        return self.certifier(budget).maybe_flippable(budget)
+
+    def pattern_weights(self, rows, row_weight):
+        """Weight of every pattern counting only the training ``rows`` (a mask)."""
+        problem = self.problem
+        mask = rows & (problem.inverse >= 0)
+        return np.bincount(
+            problem.inverse[mask],
+            weights=row_weight[mask],
+            minlength=problem.n_patterns,
+        )
+
+    def ambiguous_new(self, patterns, baseline_new, budget, deadline):
+        """Which new patterns a model of the level set predicts differently.
+
+        Call it after the audit of ``budget`` (:meth:`audit`): a new person
+        who is a training pattern is answered by it, and every pattern it
+        proved unflippable keeps its label in the other people's MIPs.
+        """
+        return flip_new_patterns(
+            self.state,
+            self.solvers,
+            patterns,
+            baseline_new,
+            budget,
+            unflippable=~self.maybe_flippable(budget),
+            deadline=deadline,
+        )
+
+    # -- the audit of a tolerance (its time: ``_accounts``) ----------------------
+    def watch_groups(self, group_weights):
+        """Make each group's discrepancy part of every tolerance's audit.
+
+        Parameters
+        ----------
+        group_weights : dict
+            Pattern weights of every group, by label.
+        """
+        self.groups = dict(group_weights)
