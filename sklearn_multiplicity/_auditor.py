@@ -16,12 +16,11 @@ from . import _paths as paths
 from . import _people as people
 from . import _requests as requests
 from ._baseline import BaselineDelegationMixin
-from ._classifier import SOLVER_CONSTRAINTS, ZeroOneLinearClassifier, is_multiclass
+from ._classifier import SOLVER_CONSTRAINTS, ZeroOneLinearClassifier
 from ._core._validation import check_tolerance
 from ._docstrings import documented
 from ._engine import STRATEGIES
-from ._multiclass_audit import open_multiclass_audit
-from ._opening import open_binary_audit, value_or_lower_bound
+from ._opening import open_audit, value_or_lower_bound
 from ._progress import audit_progress, bounds_progress
 
 
@@ -256,10 +255,7 @@ class MultiplicityAuditor(
             self, X, y, dtype=None, ensure_all_finite=False, ensure_min_samples=2
         )
         default = self._default() if self.estimator is None else None
-        args = (X, X_checked, y, sample_weight, groups)
-        if is_multiclass(y):
-            return open_multiclass_audit(self, default, *args)
-        return open_binary_audit(self, default, *args)
+        return open_audit(self, default, X, X_checked, y, sample_weight, groups)
 
     @property
     def min_error_bounds_(self):

@@ -16,7 +16,7 @@ from ._core._validation import (
     check_weights,
     resolve_threads,
 )
-from ._engine import AuditSession, Deadline, MulticlassSession
+from ._engine import AuditSession, Deadline, MulticlassSession, require
 from ._progress import bounds_progress
 from .backends import Backend
 
@@ -300,15 +300,9 @@ def open_multiclass_session(classifier, X, y, sample_weight):
     classifier.classes_, indices = check_multiclass_target(y)
     weight = check_weights(sample_weight, X)
     if classifier.constraints:
-        raise ValueError(
-            "constraints (MaxNonzero, Signs, GroupRateGap) apply to two labels; "
-            f"the target has {classifier.classes_.size}."
-        )
+        require(MulticlassSession, "constraints", n_classes=classifier.classes_.size)
     if classifier.weights == "integer":
-        raise ValueError(
-            "weights='integer' applies to two labels; the K-class class has "
-            "continuous weights (weights='auto')."
-        )
+        require(MulticlassSession, "integer_weights")
     return MulticlassSession.from_data(
         X,
         indices,

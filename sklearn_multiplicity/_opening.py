@@ -1,21 +1,27 @@
-"""Opening the audit of :class:`MultiplicityAuditor` on two labels: the
-fitted baseline, the session of its audit and the groups of the training
-rows."""
+"""Opening the audit of :class:`MultiplicityAuditor`, for two labels or K:
+the fitted baseline, the session of its audit, its assessment and the groups
+of the training rows."""
 
 import numpy as np
 import pandas as pd
 
 from . import _people as people
 from ._baseline import Baseline, fit_baseline
-from ._classifier import open_session, store_fit
+from ._classifier import (
+    is_multiclass,
+    open_multiclass_session,
+    open_session,
+    store_fit,
+    store_multiclass_fit,
+)
 from ._core._validation import (
-    PerClassEpsilon,
     check_binary_target,
+    check_multiclass_target,
     check_tolerance,
     check_weights,
     resolve_threads,
 )
-from ._engine import AuditSession, Deadline
+from ._engine import AuditSession, Deadline, MulticlassSession, require
 from ._progress import bounds_progress
 from ._warnings import (
     constant_class,
@@ -26,9 +32,14 @@ from ._warnings import (
 )
 
 
-def open_binary_audit(auditor, default, X, X_checked, y, sample_weight, groups):
-    """Fit the baseline of ``auditor`` on two labels and open its audit;
-    returns ``auditor`` with its fitted attributes set.
+def open_audit(auditor, default, X, X_checked, y, sample_weight, groups):
+    """Fit the baseline of ``auditor`` and open its audit, for two labels or
+    K; returns ``auditor`` with its fitted attributes set.
+
+    Labels become indices ``0 .. K-1`` into ``classes_`` here; two labels
+    are the case K = 2, whose baseline predictions are booleans. Only the
+    target's check, the session's family and the baseline's predictions
+    depend on K.
 
     Parameters
     ----------
@@ -40,16 +51,27 @@ def open_binary_audit(auditor, default, X, X_checked, y, sample_weight, groups):
     y : ndarray of shape (n_samples,)
     sample_weight, groups : as given to ``fit``.
     """
-    auditor.classes_, y01 = check_binary_target(y)
+    k_labels = is_multiclass(y)
+    if k_labels:
+        auditor.classes_, labels = check_multiclass_target(y)
+        if auditor.constraints:
+            require(MulticlassSession, "constraints", n_classes=auditor.classes_.size)
+    else:
+        auditor.classes_, labels = check_binary_target(y)
     weight = check_weights(sample_weight, X_checked)
     auditor.groups_ = check_groups(groups, len(y))
     unit_weight = None if sample_weight is None else weight
     baseline, session, min_error, auditor.assessment_ = baseline_and_session(
-        auditor, default, X, y, y01, weight, unit_weight
+        auditor, default, X, y, labels, weight, unit_weight
     )
     auditor.estimator_, auditor._fitted_baseline = baseline.estimator, baseline
-    predictions = linear_predictions(baseline, X, auditor.classes_)
-    session.start(predictions, baseline.coef, baseline.intercept, min_error=min_error)
+    predictions = baseline_predictions(baseline, X, auditor.classes_)
+    if k_labels:
+        session.start(predictions, *session.canonical(*baseline.scores))
+    else:
+        session.start(
+            predictions, baseline.coef, baseline.intercept, min_error=min_error
+        )
     auditor.session_, auditor._row_weight = session, weight
     # Per-person tables of the training rows keep the caller's row labels.
     auditor._row_index = X.index if isinstance(X, pd.DataFrame) else None
@@ -57,18 +79,18 @@ def open_binary_audit(auditor, default, X, X_checked, y, sample_weight, groups):
     record_summary(auditor, summary, predictions, weight)
     if auditor.groups_ is not None:
         session.watch_row_groups(auditor.groups_, weight)
-    if not session.baseline_in_class():
+    if not k_labels and not session.baseline_in_class():
         # Only then may the level sets be empty: worth the minimum error.
         warn_if_outside_class(summary, auditor.min_error_bounds_[0])
     warn_if_constant(auditor)
     return auditor
 
 
-def baseline_and_session(auditor, default, X, y, y01, weight, sample_weight):
+def baseline_and_session(auditor, default, X, y, labels, weight, sample_weight):
     """The fitted baseline, the session of the audit, its assessment and, when
     already solved, the minimum error of its class.
 
-    The assessment (:meth:`AuditSession.assess`) comes before any MIP, and
+    The assessment (the session's ``assess``) comes before any MIP, and
     ``fit`` warns with it (:class:`ProblemSizeWarning`) when certification
     within ``total_time_limit`` is not expected.
 
@@ -83,8 +105,8 @@ def baseline_and_session(auditor, default, X, y, y01, weight, sample_weight):
         The default baseline, fitted here, when the auditor has no
         ``estimator``.
     X, y : the training data as given to ``fit``.
-    y01 : ndarray of int
-        The labels in {0, 1}.
+    labels : ndarray of int
+        The label index of every row.
     weight : ndarray
         The validated weight of every row.
     sample_weight : ndarray or None
@@ -93,55 +115,79 @@ def baseline_and_session(auditor, default, X, y, y01, weight, sample_weight):
     Returns
     -------
     baseline : Baseline
-    session : AuditSession
+    session : Session
     min_error : MinErrorResult or None
+        Two labels only: the default baseline's fit, which the session
+        learns at ``start``.
     assessment : Assessment
     """
     threads = resolve_threads(auditor.n_jobs)
-    engine = {"n_jobs": threads, "strategy": auditor.strategy}
+    k_labels = auditor.classes_.size > 2
     if default is not None:
         default._validate_params()
-        groups = auditor.groups_
-        session = open_session(default, X, y, sample_weight, groups=groups, **engine)
+        if k_labels:
+            session = open_multiclass_session(default, X, y, sample_weight)
+        else:
+            session = open_session(
+                default,
+                X,
+                y,
+                sample_weight,
+                groups=auditor.groups_,
+                n_jobs=threads,
+                strategy=auditor.strategy,
+            )
         assessment = assess(auditor, session, None)
         limit = auditor.total_time_limit
         deadline = Deadline(limit, per_mip=auditor.time_limit)
         with bounds_progress(auditor.verbose, limit, "minimum error") as seen:
             min_error = session.min_error(deadline, progress=seen)
+        if k_labels:
+            return (
+                Baseline.of(store_multiclass_fit(default, session, min_error)),
+                session,
+                None,
+                assessment,
+            )
         baseline = Baseline.of(store_fit(default, session, min_error))
         return baseline, session, min_error, assessment
     baseline = fit_baseline(auditor.estimator, X, y, sample_weight)
     warn_if_constraints_left_out(baseline.linear, auditor.constraints)
-    names = ["solver", "weights", "margin", "max_weight", "cuts", "random_state"]
-    session = AuditSession.from_data(
-        baseline.audit_space(X),
-        y01,
-        weight,
-        threads=threads,
-        verbose=auditor.verbose,
-        constraints=auditor.constraints,
-        groups=auditor.groups_,
-        feature_names=baseline.feature_names,
-        **engine,
-        **{n: getattr(auditor, n) for n in names},
-    )
+    if k_labels:
+        session = MulticlassSession.from_data(
+            baseline.audit_space(X),
+            labels,
+            weight,
+            np.arange(auditor.classes_.size),
+            solver=auditor.solver,
+            margin=auditor.margin,
+            threads=threads,
+        )
+    else:
+        names = ["solver", "weights", "margin", "max_weight", "cuts", "random_state"]
+        session = AuditSession.from_data(
+            baseline.audit_space(X),
+            labels,
+            weight,
+            threads=threads,
+            verbose=auditor.verbose,
+            constraints=auditor.constraints,
+            groups=auditor.groups_,
+            feature_names=baseline.feature_names,
+            n_jobs=threads,
+            strategy=auditor.strategy,
+            **{n: getattr(auditor, n) for n in names},
+        )
     return baseline, session, None, assess(auditor, session, baseline.feature_names)
 
 
 def assess(auditor, session, names):
     """The assessment of the audit ``auditor`` opens on ``session`` at its
     ``epsilon`` and ``total_time_limit``, told by a warning unless exact."""
-    problem = session.problem
     eps = check_tolerance(auditor.epsilon, auditor.classes_)
-    if isinstance(eps, PerClassEpsilon):
-        negative, positive = problem.negative_weight, problem.positive_weight
-        extra = eps[0] * negative.sum() + eps[1] * positive.sum()
-    else:
-        extra = eps * problem.total_weight
-    if problem.weights_are_integral:
-        extra = float(np.floor(extra + 1e-9))
     if names is None:
         names = getattr(auditor, "feature_names_in_", None)
+    extra = session.extra_errors(eps)
     assessment = session.assess(auditor.total_time_limit, extra, names)
     warn_assessment(assessment)
     return assessment
@@ -157,21 +203,32 @@ def record_summary(auditor, summary, predictions, weight):
     auditor.hypothesis_class_ = summary.hypothesis_class
     auditor.constraints_ = summary.constraints
     auditor.baseline_constant_class_ = constant_class(
-        predictions[weight > 0], auditor.classes_
+        np.asarray(predictions, dtype=int)[weight > 0], auditor.classes_
     )
 
 
-def linear_predictions(baseline, X, classes):
-    """The fitted baseline's prediction of every row of ``X`` (``True``: the
-    positive class), checked to be its linear model's in the audit space."""
+def baseline_predictions(baseline, X, classes):
+    """The fitted baseline's prediction of every row of ``X``, checked to be
+    its linear model's in the audit space: for two labels a boolean
+    (``True``: the positive class, ``sign(coef . x + intercept)``), for K a
+    label index (the argmax of the K linear scores)."""
     if not np.array_equal(np.asarray(baseline.linear.classes_), classes):
         raise ValueError("The baseline's classes_ differ from the labels of y.")
     Z = baseline.audit_space(X)
-    predictions = np.asarray(baseline.estimator.predict(X)) == classes[1]
-    if np.any((Z @ baseline.coef + baseline.intercept > 0) != predictions):
+    predicted = np.asarray(baseline.estimator.predict(X))
+    if classes.size == 2:
+        predictions = predicted == classes[1]
+        linear = Z @ baseline.coef + baseline.intercept > 0
+        rule = "sign(coef_ . x + intercept_)"
+    else:
+        predictions = np.searchsorted(classes, predicted)
+        coef, intercept = baseline.scores
+        linear = np.argmax(Z @ coef.T + intercept, axis=1)
+        rule = "the argmax of coef_ . x + intercept_"
+    if np.any(linear != predictions):
         raise TypeError(
-            "The baseline's predictions are not sign(coef_ . x + intercept_) "
-            "in its feature space; only linear classifiers can be audited."
+            f"The baseline's predictions are not {rule} in its feature space; "
+            "only linear classifiers can be audited."
         )
     return predictions
 

@@ -57,13 +57,10 @@ def warn_if_outside_class(summary, lower_bound):
 def constant_class(predictions, classes):
     """The class of every prediction when there is only one, else ``None``.
 
-    ``predictions`` are booleans (``True``: ``classes[1]``).
+    ``predictions`` are label indices into ``classes`` (two labels: 0 or 1).
     """
-    if predictions.all():
-        return classes[1]
-    if not predictions.any():
-        return classes[0]
-    return None
+    seen = np.unique(predictions)
+    return classes[seen[0]] if seen.size == 1 else None
 
 
 def warn_if_constant(auditor):

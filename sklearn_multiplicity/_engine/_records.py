@@ -1,4 +1,4 @@
-"""The records that :class:`~._session.AuditSession` hands the estimators.
+"""The records that every session (:mod:`.session`) hands the estimators.
 
 Plain values: numbers, :class:`~.._core.Bounds`, budgets, arrays per training
 row or per person, and level-set models as coefficients on the audited
@@ -297,3 +297,8 @@ REGIME_WORDS = {
     "bands": "certified bands expected, not exact values",
     "lower-bounds": "only witnessed lower bounds are realistic",
 }
+
+
+def group_key(label):
+    """The key under which a group's measures are recorded in an audit."""
+    return f"group {label}"

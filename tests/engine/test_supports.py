@@ -1,4 +1,4 @@
-"""Sparse classes split by support (``_engine/_supports.py`` and the
+"""Sparse classes split by support (``_engine/binary/supports/`` and the
 ``_engine/_support_*.py`` questions answered on the split) against
 enumeration of every dichotomy of models with at most ``k`` non-zero weights."""
 
@@ -12,7 +12,7 @@ from sklearn_multiplicity._core import BoxMargin, ClassBudget, PatternProblem, S
 from sklearn_multiplicity._engine.binary import _min_error
 from sklearn_multiplicity._engine.binary._min_error import solve_min_error
 from sklearn_multiplicity._engine.binary._state import AuditState
-from sklearn_multiplicity._engine.binary.supports import _supports
+from sklearn_multiplicity._engine.binary.supports import _split as _supports
 from sklearn_multiplicity._engine.binary.supports._disagreement import (
     disagreement_frontier,
     most_disagreement,

@@ -145,7 +145,7 @@ def test_k_class_time_limits_give_honest_bounds():
 def test_a_reading_uses_the_models_of_later_steps(monkeypatch):
     # Ambiguity runs out of time while the discrepancy MIP then finds a
     # model that changes people: the ambiguity read afterwards counts them.
-    from sklearn_multiplicity._engine.multiclass import _multiclass
+    from sklearn_multiplicity._engine.multiclass import _certifier as _multiclass
 
     X, y, truth = twice(3)
     monkeypatch.setattr(

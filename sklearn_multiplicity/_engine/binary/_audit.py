@@ -7,6 +7,7 @@ account has left (:mod:`._accounts`), by the plan
 settles returns at once.
 """
 
+from .._records import group_key
 from ..timing._plans import PER_CLASS_PATH, TOLERANCE_AUDIT, run_plan
 from ..timing._scheduling import Deadline
 
@@ -29,11 +30,6 @@ def is_settled(session, budget):
         read_discrepancy(session, budget, weights, group_key(label)).bounds.certified
         for label, weights in session.groups.items()
     )
-
-
-def group_key(label):
-    """The key of a group's discrepancy in the audit state."""
-    return f"group {label}"
 
 
 def audit_tolerance(session, budget, deadline):

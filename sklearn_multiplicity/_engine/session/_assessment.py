@@ -90,14 +90,7 @@ def assess(session, limit, extra_errors, feature_names=None):
             "model known before solving."
         )
     reasons.append(_regime_words(regime))
-    reasons.append(
-        "Limit: "
-        + (
-            "none (exact values, however long they take)."
-            if limit is None
-            else f"{limit:g} s for the audit of a tolerance."
-        )
-    )
+    reasons.append(_limit_words(limit))
     routes = ()
     if regime != "exact":
         routes = _routes(session, binary, feature_names, regime, limit)
@@ -116,6 +109,74 @@ def assess(session, limit, extra_errors, feature_names=None):
         "seconds": time.perf_counter() - start,
     }
     return Assessment(regime, tuple(reasons), routes, signals)
+
+
+def assess_labels(session, limit, extra_errors):
+    """The regime of the K-label audit of ``session`` (K >= 3), its reasons
+    and routes, by the two-label rule without its root-LP signal.
+
+    The K-label family has no root LP of its minimum-error MIP
+    (capability ``assessment_lp``), so a problem between the small and the
+    large pattern counts is assessed ``"bands"``: its proofs are weaker than
+    two labels' on the same patterns.
+
+    Parameters
+    ----------
+    session : MulticlassSession
+        Set up, the baseline started.
+    limit : float or None
+        Seconds the audit of a tolerance may spend.
+    extra_errors : float
+        Weighted errors the level set allows beyond the baseline's.
+
+    Returns
+    -------
+    Assessment
+    """
+    start = time.perf_counter()
+    problem = session.problem
+    n_patterns, n_dims, total = problem.n_patterns, problem.n_kept, problem.total_weight
+    binary = _binary_columns(problem.patterns)
+    n_binary, n_columns = int(binary.sum()), problem.n_features
+    regime = _regime(n_patterns, 0.0)
+    reasons = [
+        f"{n_patterns} distinct feature patterns in {n_dims} affinely "
+        f"independent columns, {problem.n_classes} labels (one binary variable "
+        "per pattern and label in every MIP).",
+        _feature_words(n_columns, n_binary),
+        f"The level set allows {extra_errors:g} weighted errors beyond the "
+        f"baseline's (of a total weight of {total:g}).",
+        "No root LP is read for K labels: between "
+        f"{SMALL_PROBLEM_PATTERNS} and {LARGE_PROBLEM_PATTERNS} patterns the "
+        "regime is bands.",
+        _regime_words(regime),
+        _limit_words(limit),
+    ]
+    routes = () if regime == "exact" else _other_routes(regime, limit)
+    signals = {
+        "n_patterns": int(n_patterns),
+        "n_dimensions": int(n_dims),
+        "n_columns": int(n_columns),
+        "n_binary_columns": n_binary,
+        "n_classes": int(problem.n_classes),
+        "n_identities": 0,
+        "total_weight": float(total),
+        "extra_errors": float(extra_errors),
+        "root_lp_bound": None,
+        "best_known_errors": None,
+        "root_lp_share": None,
+        "limit": limit,
+        "seconds": time.perf_counter() - start,
+    }
+    return Assessment(regime, tuple(reasons), routes, signals)
+
+
+def _limit_words(limit):
+    return "Limit: " + (
+        "none (exact values, however long they take)."
+        if limit is None
+        else f"{limit:g} s for the audit of a tolerance."
+    )
 
 
 def _regime_words(regime):
@@ -277,7 +338,12 @@ def _routes(session, binary, names, regime, limit):
                 n_sample,
             )
         )
-    routes.append(
+    return tuple(routes) + _other_routes(regime, limit)
+
+
+def _other_routes(regime, limit):
+    """The routes that change the question or the time, not the patterns."""
+    return (
         Route(
             "probabilistic",
             "Audit the same data with ProbabilisticAuditor (the command "
@@ -285,9 +351,7 @@ def _routes(session, binary, names, regime, limit):
             "prediction ranges over its log-loss level set.",
             "Certified in seconds at any size; it answers how far scores "
             "move, not which 0-1 decisions flip.",
-        )
-    )
-    routes.append(
+        ),
         Route(
             "more time",
             "Allow more time (refine(eps, seconds); the command line's "
@@ -297,9 +361,8 @@ def _routes(session, binary, names, regime, limit):
             ("Bands tighten gradually" if regime == "bands" else "More witnesses")
             + "; exact values are not expected (German credit at 60, 300 and "
             "600 s: ambiguity [4.7%, 100%], [4.1%, 100%], [4.1%, 100%]).",
-        )
+        ),
     )
-    return tuple(routes)
 
 
 def _spread(column, binary):

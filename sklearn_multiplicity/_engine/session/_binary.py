@@ -14,6 +14,7 @@ import dataclasses
 import numpy as np
 
 from ..._core import (
+    TOLERANCE,
     ClassBudget,
     PatternProblem,
     make_hypothesis_class,
@@ -21,21 +22,26 @@ from ..._core import (
 )
 from ..._mip import ConstraintContext, encode, realise
 from ...backends import get_backend
+from .._records import FoundModel, SessionSummary, WeightRange
 from ..binary._ambiguity import AmbiguityCertifier
+from ..binary._audit import audit_tolerance, is_settled
 from ..binary._bands import BandReadings
 from ..binary._coefficients import coefficient_ranges
 from ..binary._min_error import solve_min_error
 from ..binary._new_people import flip_new_patterns
+from ..binary._path_request import path_request
 from ..binary._per_class import ClassBudgetCertifier
 from ..binary._scalar import ScalarBudgetCertifier
 from ..binary._solvers import Solvers
 from ..binary._state import AuditState
 from ..binary.discrepancy._certifier import DiscrepancyCertifier
 from ..timing._accounts import TimeAccounts
-from ._contract import SessionInterface
+from ..timing._scheduling import Deadline
+from ._assessment import assess
+from ._contract import Session
 
 
-class AuditSession(SessionInterface, BandReadings):
+class AuditSession(BandReadings, Session):
     """The engine of one audit: set-up, then everything certified so far.
 
     Build it with :meth:`from_data`; :meth:`min_error` alone fits the 0-1
@@ -75,8 +81,8 @@ class AuditSession(SessionInterface, BandReadings):
 
     Notes
     -----
-    The estimators use this interface only (:mod:`._interface`); the rest
-    serves the engine and its tests. Every request takes a budget, a number
+    The estimators use the contract of :class:`~._contract.Session` only;
+    the rest serves the engine and its tests. Every request takes a budget, a number
     (the overall weighted error) or a :class:`~.._core.ClassBudget` (false
     positives and negatives apart), and every result is a plain record
     (:mod:`._records`):
@@ -97,6 +103,10 @@ class AuditSession(SessionInterface, BandReadings):
     Models come back as ``FoundModel`` records, coefficients on the audited
     features.
     """
+
+    capabilities = frozenset(
+        {"coefficient_ranges", "constraints", "integer_weights", "assessment_lp"}
+    )
 
     def __init__(
         self,
@@ -375,10 +385,8 @@ class AuditSession(SessionInterface, BandReadings):
             certifier.fewest_flip_errors(budget),
         )
 
-    def competing_model(self, pattern, budget):
+    def witness(self, pattern, budget):
         """A verified model within ``budget`` flipping ``pattern``, or None."""
-        if pattern < 0:
-            return None
         return self.certifier(budget).witness(pattern, budget)
 
     def coefficient_ranges(self, budget, deadline):
@@ -401,16 +409,6 @@ class AuditSession(SessionInterface, BandReadings):
         """Mask of the patterns not proven unflippable within ``budget``."""
         return self.certifier(budget).maybe_flippable(budget)
 
-    def pattern_weights(self, rows, row_weight):
-        """Weight of every pattern counting only the training ``rows`` (a mask)."""
-        problem = self.problem
-        mask = rows & (problem.inverse >= 0)
-        return np.bincount(
-            problem.inverse[mask],
-            weights=row_weight[mask],
-            minlength=problem.n_patterns,
-        )
-
     def ambiguous_new(self, patterns, baseline_new, budget, deadline):
         """Which new patterns a model of the level set predicts differently.
 
@@ -428,13 +426,156 @@ class AuditSession(SessionInterface, BandReadings):
             deadline=deadline,
         )
 
-    # -- the audit of a tolerance (its time: ``_accounts``) ----------------------
-    def watch_groups(self, group_weights):
-        """Make each group's discrepancy part of every tolerance's audit.
+    # -- the contract (:class:`~._contract.Session`) -----------------------------
+    def summary(self):
+        """The set-up of the audit (a :class:`SessionSummary`)."""
+        problem, hypothesis = self.problem, self.hypothesis
+        return SessionSummary(
+            n_patterns=problem.n_patterns,
+            n_dimensions=problem.n_kept,
+            n_identities=self.enc.n_identities,
+            total_weight=problem.total_weight,
+            hypothesis_class=hypothesis.describe(),
+            integer=hypothesis.integer,
+            constraints=self.constraints,
+            baseline_errors=(
+                None if self.state is None else self.level_set.baseline_errors
+            ),
+        )
+
+    def assess(self, limit, extra_errors, feature_names=None):
+        """What the audit can be expected to certify within ``limit`` seconds
+        (an :class:`Assessment`), judged before any MIP runs, in at most a
+        few seconds (:func:`~._assessment.assess`).
 
         Parameters
         ----------
-        group_weights : dict
-            Pattern weights of every group, by label.
+        limit : float or None
+            Seconds the audit of a tolerance may spend.
+        extra_errors : float
+            Weighted errors the level set allows beyond the baseline's.
+        feature_names : sequence of str or None
+            Names of the audited columns, for the routes.
         """
-        self.groups = dict(group_weights)
+        return assess(self, limit, extra_errors, feature_names)
+
+    def extra_errors(self, eps):
+        """Weighted errors beyond the baseline's at tolerance ``eps`` (per
+        class: on the negatives and on the positives, summed), rounded down
+        to a whole number with integral weights."""
+        problem = self.problem
+        if isinstance(eps, tuple):
+            negative, positive = problem.negative_weight, problem.positive_weight
+            extra = eps[0] * negative.sum() + eps[1] * positive.sum()
+        else:
+            extra = eps * problem.total_weight
+        if problem.weights_are_integral:
+            extra = float(np.floor(extra + TOLERANCE))
+        return float(extra)
+
+    def budget(self, eps):
+        """The error budget of the level set at tolerance ``eps`` (a number,
+        or a ``ClassBudget`` for a ``PerClassEpsilon``)."""
+        return self.level_set.budget(eps)
+
+    def run_tolerance(self, budget, deadline):
+        """Continue the audit of ``budget`` by its plan
+        (:func:`~..binary._audit.audit_tolerance`)."""
+        audit_tolerance(self, budget, deadline)
+
+    def settled(self, budget):
+        """Whether the state certifies every measure of ``budget``'s audit
+        (:func:`~..binary._audit.is_settled`)."""
+        return is_settled(self, budget)
+
+    def measures(self, budget, weights=None, key="all"):
+        """Both measures at ``budget``, related (:meth:`read`), with the model
+        of most disagreement known."""
+        ambiguity, result = self.read(budget, weights, key)
+        return ambiguity, result.bounds, result.model
+
+    def relate_groups(self, budget, overall, groups, weights):
+        """The groups' bands related across groups (:meth:`group_bounds`)."""
+        return self.group_bounds(budget, overall, groups, weights)
+
+    def label_evidence(self, budget):
+        """Per pattern: baseline prediction, certified flippable, undecided,
+        fewest errors of a known model flipping it (:meth:`flip_evidence`)."""
+        baseline, sure, maybe, flip_errors = self.flip_evidence(budget)
+        return baseline, sure, maybe & ~sure, flip_errors
+
+    def found_model(self, model):
+        """A verified canonical model on the audited features (or None)."""
+        if model is None:
+            return None
+        coef, intercept = self.problem.to_original(
+            model.w, model.b, scaled=self.hypothesis.scaled
+        )
+        return FoundModel(coef, intercept, model.errors, model.source)
+
+    def min_error_bounds(self, limit, per_mip=None, *, progress=None):
+        """Certified ``(lower, upper)`` on the fewest errors of the class,
+        solved once, within what its account has left of ``limit``
+        (``progress``: see :meth:`min_error`)."""
+        fit = self.settle_min_error(limit, per_mip, progress=progress)
+        return (fit.lower_bound, fit.model.errors)
+
+    def path(self, max_eps, step, n_discrepancy, limit, per_mip=None, *, progress=None):
+        """Both measures at every tolerance up to ``max_eps`` (a list of
+        :class:`PathStep`); see :func:`~..binary._path_request.path_request`."""
+        return path_request(
+            self, max_eps, step, n_discrepancy, limit, per_mip, progress
+        )
+
+    def weight_ranges(self, budget, limit, per_mip=None):
+        """The certified ends of every weight over the level set of ``budget``
+        (a list of :class:`WeightRange`), within ``limit`` seconds.
+
+        Call it after the audit of ``budget`` (:meth:`audit`), whose proofs
+        fix labels in every weight's MIP.
+        """
+        deadline = Deadline(limit, per_mip=per_mip)
+        problem, scaled = self.problem, self.hypothesis.scaled
+        return [
+            WeightRange(
+                column=int(problem.kept_columns[end.feature]),
+                # The canonical feature is (x - offset) / scale: a weight w
+                # on it is w / scale per unit of x (as ``to_original`` maps it).
+                scale=float(problem.scale[end.feature]) if scaled else 1.0,
+                least=end.least,
+                largest=end.largest,
+                sign=end.sign,
+                certified=end.certified,
+                least_model=self.found_model(end.least_model),
+                largest_model=self.found_model(end.largest_model),
+            )
+            for end in self.coefficient_ranges(budget, deadline)
+        ]
+
+    def ambiguous_people(self, Z, labels, budget, limit, per_mip=None):
+        """Which people a model of the level set of ``budget`` predicts
+        differently from the baseline, within ``limit`` seconds.
+
+        Call it after the audit of ``budget`` (:meth:`audit`).
+
+        Parameters
+        ----------
+        Z : ndarray of shape (n_people, n_features)
+            The people in the audit space.
+        labels : ndarray of bool
+            The baseline's prediction of every person (``True``: positive).
+
+        Returns
+        -------
+        ambiguous, undecided : ndarray of bool, shape (n_people,)
+            Certified ambiguous; left undecided by a limit.
+        """
+        deadline = Deadline(limit, per_mip=per_mip)
+        patterns, inverse = np.unique(Z, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        baseline_new = np.zeros(patterns.shape[0], dtype=bool)
+        baseline_new[inverse] = labels
+        decided, undecided = self.ambiguous_new(
+            patterns, baseline_new, budget, deadline
+        )
+        return decided[inverse], undecided[inverse]

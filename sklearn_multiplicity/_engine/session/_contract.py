@@ -1,74 +1,212 @@
-"""The estimators' interface to an audit: requests and readings that return
-plain records (:mod:`._records`).
+"""The audit contract: what every certifier family answers, said once.
 
-The estimators call :class:`~._session.AuditSession` through these methods
-(and its set-up: ``from_data``, ``min_error``, ``start``, ``baseline_in_class``)
-only: they pass tolerances, budgets, time limits and arrays of the audit
-space, and get numbers, bounds, per-row arrays and models on the audited
-features back, never the audit state or its certifiers.
+:class:`Session` is the one interface between the estimators and the engine.
+A certifier family (two labels: :class:`~._binary.AuditSession`; K labels:
+:class:`~._multiclass.MulticlassSession`) fills its abstract methods; the
+readings the estimators make (:meth:`Session.reading`,
+:meth:`Session.group_readings`, :meth:`Session.evidence`,
+:meth:`Session.competitor`, :meth:`Session.mip_log`), the time model of a
+tolerance's audit (:meth:`Session.audit`, :meth:`Session.grant`) and the
+groups' weights are written here once, for every family.
+
+The shapes are stated once. A family's problem compresses the training rows
+to ``n_patterns`` distinct feature patterns (``problem.inverse[i]`` is row
+``i``'s pattern, ``-1`` for rows of zero weight, which no audit covers).
+Labels are indices ``0 .. K-1`` into the classes; two labels are the case
+``K = 2``, whose baseline labels are booleans (``True``: the positive class).
+A budget is what :meth:`Session.budget` makes of a tolerance: a number (the
+largest weighted error) or per-label ceilings. Every answer is a plain record
+of :mod:`.._records`; models come back as :class:`~.._records.FoundModel` on
+the audited features (``coef`` of shape ``(1, d)`` for two labels and
+``(K, d)`` for K labels).
+
+What only some families can do is a *capability*: a family lists its own in
+:attr:`Session.capabilities`, and :func:`require` is the one place that
+refuses a request a family cannot answer.
 """
 
+import abc
 import contextlib
 
 import numpy as np
 
-from .._records import (
-    Evidence,
-    FoundModel,
-    GroupReading,
-    GroupReadings,
-    Reading,
-    SessionSummary,
-    WeightRange,
-)
-from ..binary._audit import audit_tolerance, group_key, is_settled
-from ..binary._path_request import path_request
-from ..timing._scheduling import Deadline
-from ._assessment import assess
+from .._records import Evidence, GroupReading, GroupReadings, Reading, group_key
+
+#: What a family may be able to do beyond the contract, and the sentence a
+#: user reads when the family of their target cannot.
+CAPABILITIES = {
+    "coefficient_ranges": (
+        "coefficient_ranges is available for two labels; a K-class audit gives "
+        "every other reading of the auditor."
+    ),
+    "constraints": (
+        "constraints (MaxNonzero, Signs, GroupRateGap) apply to two labels; "
+        "the target has {n_classes}."
+    ),
+    "integer_weights": (
+        "weights='integer' applies to two labels; the K-class class has "
+        "continuous weights (weights='auto')."
+    ),
+    "assessment_lp": (
+        "the root LP of the minimum-error MIP is computed for two labels only."
+    ),
+}
 
 
-class SessionInterface:
-    """The requests and readings of :class:`~._session.AuditSession` that the
-    estimators make.
+class UnsupportedCapability(ValueError, NotImplementedError):
+    """A request the family of the audited target cannot answer.
 
-    Reads its ``problem``, ``hypothesis``, ``enc``, ``state``, ``accounts``
-    and ``groups``, and its engine methods (``read``, ``flip_evidence``,
-    ``competing_model``, ``coefficient_ranges``, ``ambiguous_new``,
-    ``settle_min_error``, ``group_bounds``).
+    A :class:`ValueError` (the input asks for something the target's family
+    does not have) and a :class:`NotImplementedError` (the request exists,
+    for another family).
     """
 
-    # -- set-up ------------------------------------------------------------------
-    def summary(self):
-        """The set-up of the audit (a :class:`SessionSummary`)."""
-        problem, hypothesis = self.problem, self.hypothesis
-        return SessionSummary(
-            n_patterns=problem.n_patterns,
-            n_dimensions=problem.n_kept,
-            n_identities=self.enc.n_identities,
-            total_weight=problem.total_weight,
-            hypothesis_class=hypothesis.describe(),
-            integer=hypothesis.integer,
-            constraints=self.constraints,
-            baseline_errors=(
-                None if self.state is None else self.level_set.baseline_errors
-            ),
-        )
 
+def require(family, capability, **details):
+    """Refuse ``capability`` unless ``family`` (a :class:`Session` subclass or
+    instance) declares it; ``details`` fill the sentence's fields.
+
+    Raises
+    ------
+    UnsupportedCapability
+        With the user-facing sentence of :data:`CAPABILITIES`.
+    """
+    if capability not in CAPABILITIES:
+        raise KeyError(f"unknown capability {capability!r}")
+    if capability not in family.capabilities:
+        raise UnsupportedCapability(CAPABILITIES[capability].format(**details))
+
+
+class Session(abc.ABC):
+    """One audit: a problem, a baseline, and everything certified so far.
+
+    Subclasses set ``problem``, ``accounts`` (a
+    :class:`~..timing._accounts.TimeAccounts`) and ``groups`` (pattern
+    weights of every watched group, by label) in ``__init__``, and fill the
+    abstract methods below. Requests take time limits and spend them on the
+    accounts; readings cost no solver time and say what is known now.
+
+    Attributes
+    ----------
+    capabilities : frozenset of str
+        What the family answers beyond the contract (keys of
+        :data:`CAPABILITIES`).
+    """
+
+    capabilities = frozenset()
+
+    # -- what a family fills -------------------------------------------------------
+    @abc.abstractmethod
+    def summary(self):
+        """The set-up of the audit (a :class:`~.._records.SessionSummary`)."""
+
+    @abc.abstractmethod
+    def budget(self, eps):
+        """The budget of the level set at tolerance ``eps`` (a share of the
+        training weight, or a ``PerClassEpsilon``)."""
+
+    @abc.abstractmethod
+    def extra_errors(self, eps):
+        """The weighted errors the level set at tolerance ``eps`` allows
+        beyond the baseline's, known before the baseline is."""
+
+    @abc.abstractmethod
     def assess(self, limit, extra_errors, feature_names=None):
         """What the audit can be expected to certify within ``limit`` seconds
-        (an :class:`Assessment`), judged before any MIP runs, in at most a
-        few seconds (:func:`~._assessment.assess`).
+        (an :class:`~.._records.Assessment`), judged before any MIP runs."""
+
+    @abc.abstractmethod
+    def run_tolerance(self, budget, deadline):
+        """Continue the audit of ``budget`` by its plan until ``deadline``."""
+
+    @abc.abstractmethod
+    def settled(self, budget):
+        """Whether what is known settles every measure of ``budget``'s audit
+        (every person, the discrepancy, each group's discrepancy)."""
+
+    @abc.abstractmethod
+    def measures(self, budget, weights=None, key="all"):
+        """Both measures at ``budget`` over ``weights`` (``None``: everyone),
+        as known now: ``(ambiguity, discrepancy, model)``, two
+        :class:`~.._core.Bounds` and the verified model of most disagreement
+        known (or None)."""
+
+    @abc.abstractmethod
+    def label_evidence(self, budget):
+        """Per pattern: the baseline's label, certified contestable (a
+        verified model of the level set gives another label), undecided
+        (neither that nor proven unchangeable), and the fewest errors of a
+        model known to change it (NaN or inf: none known)."""
+
+    @abc.abstractmethod
+    def witness(self, pattern, budget):
+        """A verified model of the level set of ``budget`` that gives
+        ``pattern`` another label (family's own form), or None."""
+
+    @abc.abstractmethod
+    def found_model(self, model):
+        """A verified model of the family as a
+        :class:`~.._records.FoundModel` on the audited features (or None)."""
+
+    @property
+    @abc.abstractmethod
+    def log(self):
+        """Every solve so far (a list of :class:`~.._core.MIPLogEntry`)."""
+
+    @abc.abstractmethod
+    def min_error_bounds(self, limit, per_mip=None, *, progress=None):
+        """Certified ``(lower, upper)`` on the fewest errors of the class,
+        within what its account has left of ``limit`` seconds."""
+
+    @abc.abstractmethod
+    def path(self, max_eps, step, n_discrepancy, limit, per_mip=None, *, progress=None):
+        """Both measures at every tolerance up to ``max_eps`` (a list of
+        :class:`~.._records.PathStep`)."""
+
+    @abc.abstractmethod
+    def ambiguous_people(self, Z, labels, budget, limit, per_mip=None):
+        """Which people ``Z`` (in the audit space; ``labels``: the baseline's
+        label of each) a model of the level set of ``budget`` labels
+        otherwise: ``(ambiguous, undecided)`` boolean arrays, the second left
+        open by a limit. Call it after the audit of ``budget``."""
+
+    @abc.abstractmethod
+    def snapshot(self, budget):
+        """What the audit of ``budget`` knows now, for a running audit's
+        progress: ``total``, ``flipped`` and ``proven`` weight and the most
+        ``disagreement`` found."""
+
+    def relate_groups(self, budget, overall, groups, weights):
+        """Tighten the groups' bands by their relations across groups; the
+        default keeps them as they are.
 
         Parameters
         ----------
-        limit : float or None
-            Seconds the audit of a tolerance may spend.
-        extra_errors : float
-            Weighted errors the level set allows beyond the baseline's.
-        feature_names : sequence of str or None
-            Names of the audited columns, for the routes.
+        overall : tuple of Bounds
+            ``(ambiguity, discrepancy)`` over everyone.
+        groups : list of tuple of Bounds
+            The same per group.
+        weights : list of ndarray
+            Each group's pattern weights.
         """
-        return assess(self, limit, extra_errors, feature_names)
+        return overall, groups
+
+    # -- capabilities ----------------------------------------------------------------
+    def weight_ranges(self, budget, limit, per_mip=None):
+        """The certified ends of every weight over the level set of ``budget``
+        (capability ``coefficient_ranges``)."""
+        require(self, "coefficient_ranges")
+        raise NotImplementedError  # a family that declares it overrides this
+
+    # -- groups ------------------------------------------------------------------------
+    def pattern_weights(self, rows, row_weight):
+        """Weight of every pattern counting only the training ``rows`` (a
+        mask) with weights ``row_weight``."""
+        inverse = self.problem.inverse
+        mask = rows & (inverse >= 0)
+        return np.bincount(
+            inverse[mask], weights=row_weight[mask], minlength=self.problem.n_patterns
+        )
 
     def watch_row_groups(self, groups, row_weight):
         """Make the discrepancy of every group of training rows part of every
@@ -80,131 +218,58 @@ class SessionInterface:
             The group of every training row.
         row_weight : ndarray of shape (n_samples,)
         """
-        self.watch_groups(
-            {
-                label: self.pattern_weights(groups == label, row_weight)
-                for label in np.unique(groups)
-            }
-        )
+        self.groups = {
+            label: self.pattern_weights(groups == label, row_weight)
+            for label in np.unique(groups)
+        }
 
-    # -- requests (they spend time) ----------------------------------------------
-    def budget(self, eps):
-        """The error budget of the level set at tolerance ``eps`` (a number,
-        or a ``ClassBudget`` for a ``PerClassEpsilon``)."""
-        return self.level_set.budget(eps)
-
+    # -- the time of a tolerance's audit --------------------------------------------
     def audit(self, budget, limit, per_mip=None, *, watching=contextlib.nullcontext):
         """Run, or continue, the audit of the tolerance of ``budget``.
 
         It spends at most what the tolerance's account has left of ``limit``
-        seconds (``None``: no limit), and nothing when the state already
-        settles it (:func:`~._audit.is_settled`); ``watching()`` is the
-        context of a run (a progress bar). A run that leaves it open closes
-        the account until :meth:`grant`.
+        seconds (``None``: no limit), and nothing when what is known settles
+        it (:meth:`settled`); ``watching()`` is the context of a run (a
+        progress bar). A run that leaves it open closes the account until
+        :meth:`grant`.
         """
 
         def work(deadline):
             if not deadline.expired():
                 with watching():
-                    audit_tolerance(self, budget, deadline)
+                    self.run_tolerance(budget, deadline)
 
         self.accounts.spend(
             ("tolerance", budget),
             limit,
             per_mip,
             work,
-            settled=lambda: is_settled(self, budget),
+            settled=lambda: self.settled(budget),
         )
 
     def grant(self, budget, seconds, limit):
         """Let the audit of ``budget`` spend ``seconds`` more (``refine``)."""
         self.accounts.grant(("tolerance", budget), seconds, limit)
 
-    def min_error_bounds(self, limit, per_mip=None, *, progress=None):
-        """Certified ``(lower, upper)`` on the fewest errors of the class,
-        solved once, within what its account has left of ``limit``
-        (``progress``: see :meth:`min_error`)."""
-        fit = self.settle_min_error(limit, per_mip, progress=progress)
-        return (fit.lower_bound, fit.model.errors)
-
-    def path(self, max_eps, step, n_discrepancy, limit, per_mip=None, *, progress=None):
-        """Both measures at every tolerance up to ``max_eps`` (a list of
-        :class:`PathStep`); see :func:`~._path_request.path_request`."""
-        return path_request(
-            self, max_eps, step, n_discrepancy, limit, per_mip, progress
-        )
-
-    def weight_ranges(self, budget, limit, per_mip=None):
-        """The certified ends of every weight over the level set of ``budget``
-        (a list of :class:`WeightRange`), within ``limit`` seconds.
-
-        Call it after the audit of ``budget`` (:meth:`audit`), whose proofs
-        fix labels in every weight's MIP.
-        """
-        deadline = Deadline(limit, per_mip=per_mip)
-        problem, scaled = self.problem, self.hypothesis.scaled
-        return [
-            WeightRange(
-                column=int(problem.kept_columns[end.feature]),
-                # The canonical feature is (x - offset) / scale: a weight w
-                # on it is w / scale per unit of x (as ``to_original`` maps it).
-                scale=float(problem.scale[end.feature]) if scaled else 1.0,
-                least=end.least,
-                largest=end.largest,
-                sign=end.sign,
-                certified=end.certified,
-                least_model=self.found_model(end.least_model),
-                largest_model=self.found_model(end.largest_model),
-            )
-            for end in self.coefficient_ranges(budget, deadline)
-        ]
-
-    def ambiguous_people(self, Z, predictions, budget, limit, per_mip=None):
-        """Which people a model of the level set of ``budget`` predicts
-        differently from the baseline, within ``limit`` seconds.
-
-        Call it after the audit of ``budget`` (:meth:`audit`).
-
-        Parameters
-        ----------
-        Z : ndarray of shape (n_people, n_features)
-            The people in the audit space.
-        predictions : ndarray of bool
-            The baseline's prediction of every person (``True``: positive).
-
-        Returns
-        -------
-        ambiguous, undecided : ndarray of bool, shape (n_people,)
-            Certified ambiguous; left undecided by a limit.
-        """
-        deadline = Deadline(limit, per_mip=per_mip)
-        patterns, inverse = np.unique(Z, axis=0, return_inverse=True)
-        inverse = inverse.ravel()
-        baseline_new = np.zeros(patterns.shape[0], dtype=bool)
-        baseline_new[inverse] = predictions
-        decided, undecided = self.ambiguous_new(
-            patterns, baseline_new, budget, deadline
-        )
-        return decided[inverse], undecided[inverse]
-
-    # -- readings (no solver time) -----------------------------------------------
+    # -- readings (no solver time) ---------------------------------------------------
     def reading(self, budget):
-        """Both measures over all people at ``budget`` (a :class:`Reading`)."""
-        ambiguity, result = self.read(budget)
-        return Reading(ambiguity, result.bounds, self.found_model(result.model))
+        """Both measures over all people at ``budget`` (a
+        :class:`~.._records.Reading`), from everything the audit knows now."""
+        ambiguity, discrepancy, model = self.measures(budget)
+        return Reading(ambiguity, discrepancy, self.found_model(model))
 
     def group_readings(self, budget):
         """Both measures overall and per watched group at ``budget``, related
-        across the groups (a :class:`GroupReadings`)."""
-        ambiguity, result = self.read(budget)
+        across the groups (a :class:`~.._records.GroupReadings`)."""
+        ambiguity, discrepancy, _ = self.measures(budget)
         labels = list(self.groups)
         weights = [self.groups[label] for label in labels]
-        groups = []
-        for label, group_weights in zip(labels, weights, strict=True):
-            amb, disc = self.read(budget, group_weights, group_key(label))
-            groups.append((amb, disc.bounds))
-        overall, groups = self.group_bounds(
-            budget, (ambiguity, result.bounds), groups, weights
+        groups = [
+            self.measures(budget, w, group_key(label))[:2]
+            for label, w in zip(labels, weights, strict=True)
+        ]
+        overall, groups = self.relate_groups(
+            budget, (ambiguity, discrepancy), groups, weights
         )
         return GroupReadings(
             GroupReading(None, self.problem.total_weight, *overall),
@@ -215,41 +280,36 @@ class SessionInterface:
         )
 
     def evidence(self, budget):
-        """Per training row, what the audit of ``budget`` knows of its flip
-        (an :class:`Evidence`)."""
-        baseline, sure, maybe, flip_errors = self.flip_evidence(budget)
+        """Per training row, what the audit of ``budget`` knows of its label
+        (an :class:`~.._records.Evidence`). Rows of zero weight are in no
+        pattern: baseline 0, neither contestable nor undecided."""
+        baseline, contestable, undecided, errors = self.label_evidence(budget)
         return Evidence(
-            baseline=self.per_row(baseline.astype(int), fill=0),
-            contestable=self.per_row(sure),
-            undecided=self.per_row(maybe & ~sure),
-            min_flip_errors=self.per_row(flip_errors, fill=np.nan),
+            baseline=self.per_row(np.asarray(baseline).astype(int), fill=0),
+            contestable=self.per_row(contestable),
+            undecided=self.per_row(undecided),
+            min_flip_errors=self.per_row(errors, fill=np.nan),
         )
 
     def competitor(self, row, budget):
-        """A :class:`FoundModel` of the level set flipping training ``row``,
-        or None."""
-        pattern = self.problem.inverse[int(row)]
-        return self.found_model(self.competing_model(pattern, budget))
+        """A :class:`~.._records.FoundModel` of the level set of ``budget``
+        that gives training ``row`` another label, or None."""
+        pattern = int(self.problem.inverse[int(row)])
+        if pattern < 0:
+            return None
+        return self.found_model(self.witness(pattern, budget))
 
     def mip_log(self):
         """One dict per MIP solved so far (:meth:`MIPLogEntry.as_dict`)."""
         return [entry.as_dict() for entry in self.log]
 
-    # -- conversions ---------------------------------------------------------------
+    # -- conversions -------------------------------------------------------------------
     def per_row(self, pattern_values, fill=False):
-        """Values per pattern spread over the training rows (``fill`` for rows
-        of no pattern: zero weight)."""
+        """Values per pattern spread over the training rows (``fill`` on rows
+        of zero weight, which are in no pattern)."""
         inverse = self.problem.inverse
-        out = np.full(inverse.shape[0], fill, dtype=np.asarray(pattern_values).dtype)
+        values = np.asarray(pattern_values)
+        out = np.full(inverse.shape[0], fill, dtype=values.dtype)
         active = inverse >= 0
-        out[active] = pattern_values[inverse[active]]
+        out[active] = values[inverse[active]]
         return out
-
-    def found_model(self, model):
-        """A verified canonical model on the audited features (or None)."""
-        if model is None:
-            return None
-        coef, intercept = self.problem.to_original(
-            model.w, model.b, scaled=self.hypothesis.scaled
-        )
-        return FoundModel(coef, intercept, model.errors, model.source)

@@ -4,34 +4,27 @@
 :class:`~sklearn_multiplicity.MultiplicityAuditor` and
 :class:`~sklearn_multiplicity.ZeroOneLinearClassifier` make of a K-class
 audit (K >= 3) with the records of :mod:`._records`, under the same time
-model as the binary session (:mod:`._accounts`): one account of seconds per
+model as the binary session (:mod:`..timing._accounts`): one account of seconds per
 tolerance, spent over the calls that ask about it; readings cost nothing.
 The measures come from :class:`~._multiclass.MulticlassCertifier`.
 """
-
-import contextlib
 
 import numpy as np
 
 from ..._core import TOLERANCE, Bounds
 from ..._core._multiclass import LabelCeilings, MulticlassBoxMargin, MulticlassProblem
-from .._records import (
-    Evidence,
-    FoundModel,
-    GroupReading,
-    GroupReadings,
-    Reading,
-    SessionSummary,
-)
+from .._records import FoundModel, SessionSummary, group_key
 from ..multiclass._certifier import MulticlassCertifier
 from ..multiclass._path import multiclass_path
 from ..multiclass._people import LabelProofs, label_sets
 from ..timing._accounts import TimeAccounts
 from ..timing._plans import PLANS, Schedule
 from ..timing._scheduling import Deadline
+from ._assessment import assess_labels
+from ._contract import Session
 
 
-class MulticlassSession:
+class MulticlassSession(Session):
     """One K-class audit: the problem, the baseline's labels and what is known.
 
     Build it with :meth:`from_data`; :meth:`min_error` alone fits the 0-1
@@ -103,18 +96,6 @@ class MulticlassSession:
             prior=prior,
         )
 
-    def watch_row_groups(self, groups, row_weight):
-        """Make the discrepancy of every group of training rows part of every
-        tolerance's audit (``groups``: the group of every training row;
-        ``row_weight``: the rows' weights)."""
-        inverse = self.problem.inverse
-        active = inverse >= 0
-        for label in np.unique(groups):
-            weights = np.zeros(self.problem.n_patterns)
-            rows = active & (groups == label)
-            np.add.at(weights, inverse[rows], row_weight[rows])
-            self.groups[label] = weights
-
     def canonical(self, coef, intercept):
         """A model on the user's features (``coef`` (K, d), ``intercept``
         (K,)) as canonical ``(W, b)`` with class 0 at 0."""
@@ -161,6 +142,12 @@ class MulticlassSession:
             baseline_errors=None if certifier is None else certifier.baseline_errors,
         )
 
+    def assess(self, limit, extra_errors, feature_names=None):
+        """What the audit can be expected to certify within ``limit`` seconds
+        (an :class:`Assessment`; :func:`~._assessment.assess_labels`);
+        ``feature_names`` name no route for K labels."""
+        return assess_labels(self, limit, extra_errors)
+
     # -- requests (they spend time) ----------------------------------------------
     def budget(self, eps):
         """Largest weighted error of a model of the ``eps``-level set; for
@@ -180,6 +167,19 @@ class MulticlassSession:
             extra = float(np.floor(extra + TOLERANCE))
         return self.certifier.baseline_errors + extra
 
+    def extra_errors(self, eps):
+        """Weighted errors beyond the baseline's at tolerance ``eps`` (per
+        label: each label's allowance, summed), each rounded down to a whole
+        number with integral weights."""
+        problem = self.problem
+        if isinstance(eps, tuple):
+            extra = np.asarray(eps, dtype=float) * problem.counts.sum(axis=0)
+        else:
+            extra = np.array([eps * problem.total_weight])
+        if problem.weights_are_integral:
+            extra = np.floor(extra + TOLERANCE)
+        return float(extra.sum())
+
     def extra(self, budget):
         """What the certifier takes of a budget: the extra errors over the
         baseline's, or the per-label ceilings as they are."""
@@ -187,34 +187,23 @@ class MulticlassSession:
             return budget
         return budget - self.certifier.baseline_errors
 
-    def audit(self, budget, limit, per_mip=None, *, watching=contextlib.nullcontext):
-        """Run, or continue, the audit of ``budget`` within what its account
-        has left of ``limit`` seconds: ambiguity, then discrepancy."""
+    def run_tolerance(self, budget, deadline):
+        """Continue the audit of ``budget`` by its plan until ``deadline``:
+        ambiguity, then discrepancy, then each group's discrepancy."""
+        certifier = self.certifier
+        extra = self.extra(budget)
+        skip = () if self.groups else ("groups",)
+        plan = Schedule(PLANS["K-class audit"], deadline, skip=skip)
+        certifier.ambiguity(extra, plan.step("ambiguity"))
+        certifier.discrepancy(extra, plan.step("discrepancy"))
+        for label, weights in self.groups.items():
+            certifier.discrepancy(
+                extra, plan.step("groups"), weights=weights, key=group_key(label)
+            )
 
-        def work(deadline):
-            if deadline.expired():
-                return
-            with watching():
-                certifier = self.certifier
-                extra = self.extra(budget)
-                skip = () if self.groups else ("groups",)
-                plan = Schedule(PLANS["K-class audit"], deadline, skip=skip)
-                certifier.ambiguity(extra, plan.step("ambiguity"))
-                certifier.discrepancy(extra, plan.step("discrepancy"))
-                for label, weights in self.groups.items():
-                    certifier.discrepancy(
-                        extra, plan.step("groups"), weights=weights, key=label
-                    )
-
-        self.accounts.spend(
-            ("tolerance", budget),
-            limit,
-            per_mip,
-            work,
-            settled=lambda: self._settled(budget),
-        )
-
-    def _settled(self, budget):
+    def settled(self, budget):
+        """Whether every measure of ``budget``'s audit is certified, overall
+        and in every group."""
         readings = [self.reading(budget)]
         if self.groups:
             readings.extend(self.group_readings(budget).groups)
@@ -222,13 +211,9 @@ class MulticlassSession:
 
     def path(self, max_eps, step, n_discrepancy, limit, per_mip=None, *, progress=None):
         """Both measures at every tolerance up to ``max_eps`` (a list of
-        :class:`PathStep`; see :func:`~._multiclass_path.multiclass_path`).
-        ``progress`` is accepted for the binary session's signature."""
+        :class:`PathStep`; see :func:`~..multiclass._path.multiclass_path`).
+        ``progress`` hears nothing: the K-label path reports no partial bands."""
         return multiclass_path(self, max_eps, step, n_discrepancy, limit, per_mip)
-
-    def grant(self, budget, seconds, limit):
-        """Let the audit of ``budget`` spend ``seconds`` more."""
-        self.accounts.grant(("tolerance", budget), seconds, limit)
 
     def min_error_bounds(self, limit, per_mip=None, *, progress=None):
         """Certified ``(lower, upper)`` on the fewest errors of the class."""
@@ -280,53 +265,32 @@ class MulticlassSession:
         return ambiguous, open_.any(axis=1) & ~ambiguous
 
     # -- readings (no solver time) -----------------------------------------------
-    def reading(self, budget):
-        """Both measures at ``budget`` from all that the audit knows now (a
-        :class:`Reading`, no solver time): every verified model and proof,
-        whichever request found it."""
+    def measures(self, budget, weights=None, key="all"):
+        """Both measures at ``budget`` over ``weights`` (``None``: everyone)
+        from all that the audit knows now, no solver time: every verified
+        model and proof, whichever request found it. Ambiguity is the share
+        of the weight on patterns proven changeable (and not proven
+        unchangeable), discrepancy the most of it one model of the level set
+        changes."""
         certifier, problem = self.certifier, self.problem
         extra = self.extra(budget)
-        flippable, unflippable, most, most_upper = certifier.known(extra)
-        weight, total = problem.pattern_weight, problem.total_weight
-        return Reading(
+        if weights is None:
+            flippable, unflippable, most, upper = certifier.known(extra)
+            weight, total = problem.pattern_weight, problem.total_weight
+            model = certifier.most_disagreeing(extra)
+        else:
+            flippable, unflippable, most, upper = certifier.known(
+                extra, weights, key=key
+            )
+            weight, total, model = weights, float(weights.sum()), None
+        return (
             Bounds(
                 float(weight[flippable].sum() / total),
                 float(weight[~unflippable].sum() / total),
             ),
-            Bounds(float(most / total), float(most_upper / total)),
-            self.found_model(certifier.most_disagreeing(extra)),
+            Bounds(float(most / total), float(upper / total)),
+            model,
         )
-
-    def group_readings(self, budget):
-        """Both measures overall and per watched group at ``budget`` (a
-        :class:`GroupReadings`, no solver time): a group's ambiguity is the
-        share of its weight on patterns proven changeable (and not proven
-        unchangeable), its discrepancy the most of its weight one model of
-        the level set changes."""
-        reading = self.reading(budget)
-        overall = GroupReading(
-            None, self.problem.total_weight, reading.ambiguity, reading.discrepancy
-        )
-        certifier = self.certifier
-        extra = self.extra(budget)
-        groups = []
-        for label, weights in self.groups.items():
-            flippable, unflippable, most, upper = certifier.known(
-                extra, weights, key=label
-            )
-            total = float(weights.sum())
-            groups.append(
-                GroupReading(
-                    label,
-                    total,
-                    Bounds(
-                        float(weights[flippable].sum() / total),
-                        float(weights[~unflippable].sum() / total),
-                    ),
-                    Bounds(float(most / total), float(upper / total)),
-                )
-            )
-        return GroupReadings(overall, groups)
 
     def people(self, budget):
         """Every training row's standing at ``budget``, as far as its audit
@@ -362,48 +326,27 @@ class MulticlassSession:
             undecided[rows] | ~active,
         )
 
-    def evidence(self, budget):
-        """Per training row, what the audit of ``budget`` knows of its label
-        changes (an :class:`Evidence`; ``baseline`` holds label indices).
-
-        ``contestable``: a verified model of the level set gives the row
-        another label; ``undecided``: neither that nor proven unchangeable;
-        ``min_flip_errors``: the fewest errors of such a model (NaN: none
-        known). Rows of zero weight are in no pattern: baseline 0, neither
-        contestable nor undecided.
-        """
+    def label_evidence(self, budget):
+        """Per pattern: the baseline's label index, contestable (a verified
+        model of the level set gives another label), undecided (neither that
+        nor proven unchangeable), and the fewest errors of such a model (NaN:
+        none known)."""
         certifier = self.certifier
-        extra = self.extra(budget)
-        witness, errors, unflippable = certifier.flips(extra)
+        witness, errors, unflippable = certifier.flips(self.extra(budget))
         contestable = np.array([model is not None for model in witness])
         errors = np.where(np.isfinite(errors), errors, np.nan)
-        return Evidence(
-            baseline=self._per_row(certifier.baseline_labels, 0),
-            contestable=self._per_row(contestable, False),
-            undecided=self._per_row(~contestable & ~unflippable, False),
-            min_flip_errors=self._per_row(errors, np.nan),
+        return (
+            certifier.baseline_labels,
+            contestable,
+            ~contestable & ~unflippable,
+            errors,
         )
 
-    def competitor(self, row, budget):
-        """A :class:`FoundModel` of the level set of ``budget`` that gives
-        training ``row`` another label than the baseline (the one with the
-        fewest errors known), or None."""
-        pattern = int(self.problem.inverse[int(row)])
-        if pattern < 0:
-            return None
-        extra = self.extra(budget)
-        witness, _, _ = self.certifier.flips(extra)
-        return self.found_model(witness[pattern])
-
-    def _per_row(self, pattern_values, fill):
-        """Values per pattern spread over the training rows (``fill`` on rows
-        of zero weight, which are in no pattern)."""
-        inverse = self.problem.inverse
-        values = np.asarray(pattern_values)
-        out = np.full(inverse.shape[0], fill, dtype=values.dtype)
-        active = inverse >= 0
-        out[active] = values[inverse[active]]
-        return out
+    def witness(self, pattern, budget):
+        """The verified model of fewest errors known that gives ``pattern``
+        another label than the baseline's within ``budget``, or None."""
+        witness, _, _ = self.certifier.flips(self.extra(budget))
+        return witness[pattern]
 
     def snapshot(self, budget):
         """What the audit of ``budget`` knows now (a running audit's
@@ -419,16 +362,7 @@ class MulticlassSession:
             "disagreement": disagreement,
         }
 
-    def mip_log(self):
-        """One dict per MIP solved so far."""
-        if self.certifier is None:
-            return []
-        return [entry.as_dict() for entry in self.certifier.log]
-
-    # -- not for K labels -----------------------------------------------------------
-    def weight_ranges(self, *args, **kwargs):
-        """Not available for K labels (``coefficient_ranges``)."""
-        raise NotImplementedError(
-            "coefficient_ranges is available for two labels; a K-class audit "
-            "gives every other reading of the auditor."
-        )
+    @property
+    def log(self):
+        """Every solve so far (none before an audit is open)."""
+        return [] if self.certifier is None else self.certifier.log
