@@ -10,7 +10,7 @@ import pytest
 import sklearn_multiplicity
 from sklearn_multiplicity._engine import PLANS, Deadline, Step, run_plan
 from sklearn_multiplicity._engine.timing._accounts import TimeAccounts
-from sklearn_multiplicity._engine.timing._plans import Schedule
+from sklearn_multiplicity._engine.timing._plans import CONDITIONS, Schedule
 
 
 def test_every_plan_shares_its_whole_budget():
@@ -45,25 +45,53 @@ def test_a_step_ends_at_its_cumulative_share_and_passes_on_unused_time():
 
 
 def test_a_step_that_does_not_apply_hands_its_share_on_in_proportion():
-    plan = (Step("a", 0.25, "x"), Step("skipped", 0.5, "x"), Step("c", 0.25, "x"))
+    skipped = Step("skipped", 0.5, "x", "groups")
+    plan = (Step("a", 0.25, "x"), skipped, Step("c", 0.25, "x"))
     seen = {}
     steps = {"a": lambda d: seen.setdefault("a", d.remaining()), "c": seen.get}
     run_plan(plan, Deadline(8.0), steps)
     assert seen["a"] == pytest.approx(4.0, abs=0.05)  # half of what applies
     assert "skipped" not in seen
-    schedule = Schedule(plan, Deadline(8.0), skip={"skipped"})
+    schedule = Schedule(plan, Deadline(8.0))
     assert "skipped" not in schedule
     with pytest.raises(KeyError, match="not a step"):
         schedule.step("skipped")
+    assert "skipped" in Schedule(plan, Deadline(8.0), holds={"groups"})
+
+
+def test_a_plan_refuses_names_it_does_not_hold():
+    plan = (Step("a", 0.5, "x"), Step("b", 0.5, "x", "groups"))
+    seen = []
+    with pytest.raises(ValueError, match="not in the plan: \\['typo'\\]"):
+        run_plan(plan, Deadline(1.0), {"a": seen.append, "typo": seen.append})
+    with pytest.raises(ValueError, match="no callable for: \\['b'\\]"):
+        run_plan(plan, Deadline(1.0), {"a": seen.append}, holds={"groups"})
+    with pytest.raises(ValueError, match="not a condition"):
+        Step("c", 1.0, "x", "a class with real weights")
+    with pytest.raises(ValueError, match="Unknown conditions"):
+        Schedule(plan, Deadline(1.0), holds={"grups"})
+    assert seen == []
+
+
+def test_every_condition_of_the_plans_is_read_by_a_request():
+    # A condition no request says holds would leave its steps out forever.
+    package = Path(sklearn_multiplicity.__file__).parent / "_engine"
+    source = "".join(
+        path.read_text() for path in package.rglob("*.py") if path.name != "_plans.py"
+    )
+    used = {s.applies for plan in PLANS.values() for s in plan} - {"always"}
+    assert used
+    assert all(f'"{condition}"' in source for condition in used)
 
 
 def test_a_schedule_keeps_the_last_step_its_share_whatever_came_before():
     plan = PLANS["ambiguity"]
-    schedule = Schedule(plan, Deadline(10.0))
+    every = set(CONDITIONS)  # every step applies
+    schedule = Schedule(plan, Deadline(10.0), every)
     time.sleep(0.3)  # the earlier steps overran their ends
     assert schedule.step("search").remaining() == pytest.approx(1.7, abs=0.1)
     assert schedule.step("mips").remaining() == pytest.approx(9.7, abs=0.1)
-    unlimited = Schedule(plan, Deadline(None))
+    unlimited = Schedule(plan, Deadline(None), every)
     assert all(unlimited.step(s.name).remaining() == math.inf for s in plan)
 
 
@@ -85,7 +113,7 @@ def test_an_unlimited_plan_runs_every_step_unlimited():
     seen = []
     plan = PLANS["tolerance audit"]
     steps = {step.name: lambda d: seen.append(d.remaining()) for step in plan}
-    run_plan(plan, Deadline(None), steps)
+    run_plan(plan, Deadline(None), steps, holds={"groups"})
     assert seen == [math.inf] * len(plan)
 
 

@@ -104,12 +104,12 @@ class AmbiguityCertifier:
     def schedule(self, deadline):
         """The steps of one request by the plan ``"ambiguity"``, without
         those that do not apply to the audit's class."""
-        skip = set()
-        if self.solvers.support_split is None:
-            skip.add("support")
-        if offset_classes(self.state.enc) is None:
-            skip.add("ascent")
-        return Schedule(plan_of("ambiguity", self.state.enc), deadline, skip)
+        holds = set()
+        if self.solvers.support_split is not None:
+            holds.add("support split")
+        if offset_classes(self.state.enc) is not None:
+            holds.add("rate gap")
+        return Schedule(plan_of("ambiguity", self.state.enc), deadline, holds)
 
     # -- evidence without MIPs -------------------------------------------------
     def search(self, budget, *, pulled=False, extra_directions=(), deadline=None):

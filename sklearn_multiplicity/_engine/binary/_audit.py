@@ -66,9 +66,11 @@ def audit_tolerance(session, budget, deadline):
             groups(deadline)
 
     steps = {"ambiguity": ambiguity, "discrepancy": discrepancy, "open": still_open}
+    holds = ()
     if session.groups:
         steps["groups"] = groups
-    run_plan(TOLERANCE_AUDIT, deadline, steps)
+        holds = ("groups",)
+    run_plan(TOLERANCE_AUDIT, deadline, steps, holds=holds)
 
 
 def per_class_path(session, budgets, deadline):

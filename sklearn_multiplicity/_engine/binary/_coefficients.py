@@ -93,7 +93,9 @@ def coefficient_ranges(state, solvers, budget, deadline, unflippable=None):
     split = solvers.support_split
     # A sparse class's ends are exact support by support: no sign tests.
     tests = [] if split is not None else _open_signs(state, budget)
-    plan = Schedule(PLANS["coefficient ranges"], deadline, () if tests else {"signs"})
+    plan = Schedule(
+        PLANS["coefficient ranges"], deadline, {"sign tests"} if tests else ()
+    )
     signs = plan.step("signs") if tests else None
     for i, (j, nonpositive) in enumerate(tests):
         if not _sign_attained(state, budget, j, nonpositive):

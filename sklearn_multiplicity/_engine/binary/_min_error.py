@@ -185,16 +185,16 @@ def solve_min_error(
     progress = progress or _unheard
     progress(enc.problem.unavoidable_errors, warm.errors)
     descends = applies(enc) and not enc.constraints
-    skip = {
-        name
-        for name, left_out in (
-            ("descent", not descends),
-            ("support", split is None),
-            ("subsets", enc.hypothesis.integer),
+    holds = {
+        condition
+        for condition, held in (
+            ("descents", descends),
+            ("support split", split is not None),
+            ("real weights", not enc.hypothesis.integer),
         )
-        if left_out
+        if held
     }
-    plan = Schedule(PLANS["minimum error"], deadline, skip)
+    plan = Schedule(PLANS["minimum error"], deadline, holds)
     # Not under constraints: on COMPAS with race selection rates within 5
     # points the descended warm start left the MIP at [2064, 2091] errors
     # after 300 s; without it the MIP proved 2082 in 80.6 s.

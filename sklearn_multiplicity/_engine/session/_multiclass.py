@@ -192,8 +192,8 @@ class MulticlassSession(Session):
         ambiguity, then discrepancy, then each group's discrepancy."""
         certifier = self.certifier
         extra = self.extra(budget)
-        skip = () if self.groups else ("groups",)
-        plan = Schedule(PLANS["K-class audit"], deadline, skip=skip)
+        holds = ("groups",) if self.groups else ()
+        plan = Schedule(PLANS["K-class audit"], deadline, holds)
         certifier.ambiguity(extra, plan.step("ambiguity"))
         certifier.discrepancy(extra, plan.step("discrepancy"))
         for label, weights in self.groups.items():

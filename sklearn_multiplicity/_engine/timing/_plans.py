@@ -12,7 +12,10 @@ at hand hands its share to the others in proportion. An unlimited request
 runs every step to its end.
 
 :class:`Schedule` gives each step of a request its deadline;
-:func:`run_plan` runs a plan whose steps are callables.
+:func:`run_plan` runs a plan whose steps are callables. Both are checked
+against the plan: a step's condition must be one of :data:`CONDITIONS`, a
+callable must name a step of the plan, and a step that applies must have
+one, so a misspelt name fails loudly instead of dropping a step.
 """
 
 import math
@@ -20,6 +23,20 @@ import time
 from dataclasses import dataclass
 
 from ._scheduling import Deadline
+
+#: The conditions a step may apply under, each with the problems it names.
+#: A request says which hold for the problem at hand (``holds``); a step
+#: whose condition does not hold hands its share to the others.
+CONDITIONS = {
+    "always": "every problem",
+    "support split": "a class that splits by support (MaxNonzero, few supports)",
+    "rate gap": "a rate-gap constraint whose groups the columns tell apart",
+    "finite limit": "a request under a finite time limit",
+    "real weights": "a class with real weights",
+    "descents": "a class with real weights and no constraints",
+    "sign tests": "weights whose signs are still to be tested",
+    "groups": "an audit that watches groups",
+}
 
 
 @dataclass(frozen=True)
@@ -35,13 +52,21 @@ class Step:
     yields : str
         What it adds to the audit state.
     applies : str, default="always"
-        The problems it applies to; elsewhere the request leaves it out.
+        The condition (a key of :data:`CONDITIONS`) under which it applies;
+        where it does not hold the request leaves the step out.
     """
 
     name: str
     share: float
     yields: str
     applies: str = "always"
+
+    def __post_init__(self):
+        if self.applies not in CONDITIONS:
+            raise ValueError(
+                f"Step {self.name!r} applies under {self.applies!r}, which is "
+                f"not a condition of the plans ({sorted(CONDITIONS)})."
+            )
 
 
 class Schedule:
@@ -52,14 +77,19 @@ class Schedule:
     plan : sequence of Step
     deadline : Deadline
         The request's deadline; its time left now is the budget.
-    skip : collection of str, default=()
-        Steps that do not apply: their shares go to the others in proportion.
+    holds : collection of str, default=()
+        The conditions (:data:`CONDITIONS`) that hold for the problem at
+        hand. A step whose condition does not hold does not apply: its share
+        goes to the others in proportion.
     """
 
-    def __init__(self, plan, deadline, skip=()):
+    def __init__(self, plan, deadline, holds=()):
+        unknown = set(holds) - set(CONDITIONS)
+        if unknown:
+            raise ValueError(f"Unknown conditions {sorted(unknown)}.")
         self.deadline = deadline
         self.start, self.budget = time.perf_counter(), deadline.remaining()
-        steps = [step for step in plan if step.name not in skip]
+        steps = [step for step in plan if applies(step, holds)]
         total = sum(step.share for step in steps)
         self.ends, reached = {}, 0.0
         for step in steps:
@@ -92,7 +122,7 @@ class Schedule:
 TOLERANCE_AUDIT = (
     Step("ambiguity", 0.45, "flips (witnesses), unflippable patterns (proofs)"),
     Step("discrepancy", 0.35, "disagreeing models, bounds on the most disagreement"),
-    Step("groups", 0.10, "each group's disagreeing models and bounds"),
+    Step("groups", 0.10, "each group's disagreeing models and bounds", "groups"),
     Step("open", 0.10, "more of both measures, where still open"),
 )
 
@@ -135,8 +165,8 @@ COMMAND_LINE_AUDIT_UNLIMITED = (
 # rows: their LP relaxations prove little (on German credit, nothing), so
 # the searches get more and the LP screens less.
 
-_SPLIT = "a class that splits by support (MaxNonzero, few supports)"
-_RATE_GAP = "a rate-gap constraint whose groups the columns tell apart"
+_SPLIT = "support split"
+_RATE_GAP = "rate gap"
 
 
 def _twin(plan, shares):
@@ -224,12 +254,7 @@ DISCREPANCY_IN_PATH = (
 #: largest first), then the budgets in ascending order.
 DISCREPANCY_PATH = (
     Step("support", 0.5, "the most disagreement at every budget", _SPLIT),
-    Step(
-        "bracketing",
-        0.1,
-        "bounds at evenly spaced budgets",
-        "a path under a finite time limit",
-    ),
+    Step("bracketing", 0.1, "bounds at evenly spaced budgets", "finite limit"),
     Step("ascending", 0.4, "both bounds at each budget, the hints passed up"),
 )
 BRACKETING = {"spacing": 10, "seconds": 5.0}
@@ -237,23 +262,18 @@ BRACKETING = {"spacing": 10, "seconds": 5.0}
 #: The minimum error (``solve_min_error``).
 MIN_ERROR = (
     # Not under constraints (see ``solve_min_error``).
-    Step("descent", 0.06, "models: descents from the best warm start"),
+    Step("descent", 0.06, "models: descents from the best warm start", "descents"),
     # If they do not all finish, the joint MIP starts from the best model.
     Step("support", 0.4, "the minimum error, support by support", _SPLIT),
     # As MIP rows they slowed HiGHS's search: only their bound is used.
-    Step(
-        "subsets",
-        0.06,
-        "a lower bound from infeasible subsets",
-        "a class with real weights",
-    ),
+    Step("subsets", 0.06, "a lower bound from infeasible subsets", "real weights"),
     Step("mip", 0.48, "the minimum error: a model and a bound"),
 )
 
 #: The ends of the weights (``coefficient_ranges``).
 COEFFICIENT_RANGES = (
     # First: a sign is what a reader looks for.
-    Step("signs", 0.5, "signs that no model of the level set takes"),
+    Step("signs", 0.5, "signs that no model of the level set takes", "sign tests"),
     # Settle small problems exactly.
     Step("weight mips", 0.125, "both ends of each weight: models and bounds"),
     Step("probes", 0.375, "the ends left open, narrowed by bisection"),
@@ -339,7 +359,12 @@ def plan_of(name, enc):
     return PLANS[name]
 
 
-def run_plan(plan, deadline, steps, *, every_step=False):
+def applies(step, holds):
+    """Whether ``step`` applies where the conditions ``holds`` hold."""
+    return step.applies == "always" or step.applies in holds
+
+
+def run_plan(plan, deadline, steps, *, holds=(), every_step=False):
     """Run the ``steps`` of ``plan`` in order, each by its end (see module).
 
     Parameters
@@ -348,12 +373,29 @@ def run_plan(plan, deadline, steps, *, every_step=False):
     deadline : Deadline
         The request's deadline; its time left now is the budget.
     steps : dict
-        ``name -> callable(deadline)``; rows without one do not apply.
+        ``name -> callable(deadline)``, one for every step that applies.
+    holds : collection of str, default=()
+        The conditions that hold (see :class:`Schedule`).
     every_step : bool, default=False
         Once the request's time is up, still run the steps left, each with
         an expired deadline (to report what is known), instead of stopping.
+
+    Raises
+    ------
+    ValueError
+        When ``steps`` names a step the plan does not hold, or a step that
+        applies has no callable.
     """
-    schedule = Schedule(plan, deadline, skip={s.name for s in plan} - set(steps))
+    names = {step.name for step in plan}
+    stray = set(steps) - names
+    missing = {s.name for s in plan if applies(s, holds)} - set(steps)
+    if stray or missing:
+        raise ValueError(
+            f"The steps do not match the plan ({sorted(names)}): "
+            + (f"not in the plan: {sorted(stray)}; " if stray else "")
+            + (f"no callable for: {sorted(missing)}" if missing else "")
+        )
+    schedule = Schedule(plan, deadline, holds)
     for step in plan:
         if step.name not in schedule:
             continue

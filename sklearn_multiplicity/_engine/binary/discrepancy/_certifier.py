@@ -180,12 +180,12 @@ class DiscrepancyCertifier(DiscrepancyEnvelope, DiscrepancyPaths):
     def schedule(self, deadline, plan="discrepancy"):
         """The steps of one request by ``plan``, without those that do not
         apply."""
-        skip = set()
-        if self.solvers.support_split is None:
-            skip.add("support")
-        if offset_classes(self.state.enc) is None:
-            skip.add("offsets")
-        return Schedule(plan_of(plan, self.state.enc), deadline, skip)
+        holds = set()
+        if self.solvers.support_split is not None:
+            holds.add("support split")
+        if offset_classes(self.state.enc) is not None:
+            holds.add("rate gap")
+        return Schedule(plan_of(plan, self.state.enc), deadline, holds)
 
     def _search(self, request, plan):
         """Pool models of more disagreement within the request's budget, by

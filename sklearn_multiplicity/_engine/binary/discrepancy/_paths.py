@@ -48,12 +48,12 @@ class DiscrepancyPaths:
             if progress is not None:
                 progress(self.open_budgets(budgets).size)
 
-        skip = set()
-        if self.solvers.support_split is None:
-            skip.add("support")
-        if not math.isfinite(deadline.remaining()):
-            skip.add("bracketing")
-        plan = Schedule(PLANS["discrepancy path"], deadline, skip)
+        holds = set()
+        if self.solvers.support_split is not None:
+            holds.add("support split")
+        if math.isfinite(deadline.remaining()):
+            holds.add("finite limit")
+        plan = Schedule(PLANS["discrepancy path"], deadline, holds)
         if "support" in plan and self._path_by_support(budgets, plan.step("support")):
             settled()
             return
