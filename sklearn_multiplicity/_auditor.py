@@ -18,7 +18,6 @@ from . import _requests as requests
 from ._baseline import BaselineDelegationMixin
 from ._classifier import SOLVER_CONSTRAINTS, ZeroOneLinearClassifier
 from ._core._validation import check_tolerance
-from ._docstrings import documented
 from ._engine import STRATEGIES
 from ._opening import open_audit, value_or_lower_bound
 from ._progress import audit_progress, bounds_progress
@@ -304,20 +303,113 @@ class MultiplicityAuditor(
         session.audit(budget, self.total_time_limit, self.time_limit, watching=watching)
         return eps, budget
 
-    @documented(requests.REFINE)
     def refine(self, eps=None, seconds=None):
+        """Continue the audit of ``eps`` for ``seconds`` more.
+
+        The audit of a tolerance is one computation that grows: the first
+        call about ``eps`` (a measure, :meth:`evidence`, :meth:`by_group`,
+        a scorer, a Display) runs it for at most ``total_time_limit``
+        seconds, by one plan for both measures (and every group's
+        discrepancy when ``fit`` had groups); later calls read what it
+        certified, at no solver time. ``refine`` gives it more time: it
+        continues from everything found and proven so far, so bounds only
+        tighten.
+
+        Parameters
+        ----------
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
+        seconds : float or None, default=None
+            Seconds more (``None``: ``total_time_limit`` more, or no limit
+            when that is ``None``).
+
+        Returns
+        -------
+        self : MultiplicityAuditor
+            The auditor, its audit of ``eps`` refined.
+        """
         seconds = requests.seconds_to_grant(seconds, self.total_time_limit)
         _, budget = self._request(eps)
         self.session_.grant(budget, seconds, self.total_time_limit)
         self._audited(eps)
         return self
 
-    @documented(requests.ERROR_BUDGET)
     def error_budget(self, eps=None):
+        """Largest weighted training error of a model of the ``eps``-level set.
+
+        Parameters
+        ----------
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance, or one per class label (on that class's error
+            rate); defaults to the ``epsilon`` parameter.
+
+        Returns
+        -------
+        float or dict
+            ``err(h0) + eps * W``, the allowance rounded down to a whole
+            number with integral weights. Per class, a dict with the largest
+            weighted ``false_positives`` (``FP(h0) + eps_neg * W_neg``) and
+            ``false_negatives`` (``FN(h0) + eps_pos * W_pos``); with more than
+            two labels, a dict of the largest weighted error on each label's
+            rows (``err_k(h0) + eps_k * W_k``), by label.
+        """
         return requests.budget_value(self._request(eps)[1], self.classes_)
 
-    @documented(requests.COEFFICIENT_RANGES)
     def coefficient_ranges(self, eps=None):
+        """Least and largest weight of every feature over the level set.
+
+        Two MIPs per weight of the canonical representation (columns that are
+        affine combinations of others carry no weight and are left out),
+        after the audit of ``eps`` (whose unflippable patterns keep the
+        baseline's label in every level-set model) and one minimum-error MIP
+        per sign that no known level-set model shows (infeasible: the sign is
+        stable). Ends those MIPs leave open are narrowed by bisection:
+        minimum-error MIPs with the weight bounded at a threshold, each
+        either finding a model of the level set beyond it or proving there is
+        none (a proof a second solver confirms).
+
+        Parameters
+        ----------
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per feature: ``feature``, ``min`` and ``max`` (weights
+            in the normalisation of the hypothesis class, see Notes: the
+            certified values, or inner bounds when a limit stopped a MIP),
+            ``scale``, ``min_original`` and ``max_original`` (the same ends
+            per unit of the audited feature), ``min_lower``,
+            ``min_upper``, ``max_lower``, ``max_upper`` (certified bounds),
+            ``sign`` (``"non-negative"``, ``"non-positive"``, ``"either"``
+            or ``"unknown"``: stable when every model of the level set keeps
+            it), ``certified`` (both ends' bounds at most ``1e-5`` apart, ten
+            times the tolerance within which a solver's model counts as one
+            of the class), and ``min_model``, ``max_model`` (fitted
+            level-set models attaining the inner ends, or ``None``).
+
+        Notes
+        -----
+        A linear classifier is unchanged by a positive rescaling of its
+        weights and intercept, so a weight has a range only once the scale
+        of the model is fixed: here, by the normalisation of the hypothesis
+        class (``hypothesis_class_``). ``min``, ``max`` and the four bounds
+        are weights of the canonical feature: with continuous weights, the
+        feature min-max scaled over the training rows, ``(x - min(x)) /
+        scale`` with ``scale = max(x) - min(x)``, every weight in
+        ``[-1, 1]``; with integer weights, the feature itself (``scale`` is
+        1), every weight an integer in ``[-max_weight, max_weight]``.
+        ``min_original = min / scale`` and ``max_original = max / scale``
+        are the same ends per unit of the feature as the audited estimator
+        sees it (for a Pipeline, its transformed features): the coefficients
+        that ``min_model`` and ``max_model`` have on it. Divide a bound by
+        ``scale`` for its value in those units. Scaled ranges compare
+        features of different units; original-unit ranges say how far the
+        score of a model so normalised moves per unit of the feature.
+        """
         _, budget = self._audited(eps)  # its proofs fix labels
         limits = (self.total_time_limit, self.time_limit)
         ranges = self.session_.weight_ranges(budget, *limits)
@@ -403,8 +495,51 @@ class MultiplicityAuditor(
         eps, reading = self._reading(eps)
         return value_or_lower_bound(reading.discrepancy, eps, "discrepancy")
 
-    @documented(paths.PATH)
     def path(self, max_epsilon=None, *, step=None, n_discrepancy=None):
+        """Ambiguity and discrepancy for every error tolerance up to ``max_epsilon``.
+
+        With integral weights, every whole number of extra errors from 0 to
+        ``floor(max_epsilon * W)``; otherwise ``step``-spaced tolerances.
+        Flip MIPs are solved to optimality once (below the largest budget),
+        which answers ambiguity at every tolerance. Discrepancy is one MIP per
+        tolerance not yet certified, smallest first, warm-started from all
+        models found so far. With ``n_discrepancy``, only that many evenly
+        spaced tolerances get a MIP and the others are bracketed by
+        monotonicity. Under ``total_time_limit``, a first pass spends at most
+        a fifth of the time on short (5 s) discrepancy MIPs at every tenth
+        open tolerance, largest first, so that tolerances the ascending pass
+        does not reach are still bracketed closely. A path is one question
+        with its own ``total_time_limit``: asked again with the same
+        arguments, it reads what it certified at no solver time, and
+        everything it learns serves every tolerance's audit.
+
+        With a dict of per-class tolerances, both rates grow in equal steps
+        of ``step`` (default: a tenth of the largest), each capped at its own
+        maximum, and every step is certified on its own.
+
+        Parameters
+        ----------
+        max_epsilon : float in [0, 1] or dict, default=None
+            Largest tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
+        step : float, default=None
+            Spacing of tolerances when weights are not integral or the
+            tolerances are per class.
+        n_discrepancy : int, default=None
+            Number of tolerances with a discrepancy MIP (``None``: all).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per tolerance: ``epsilon``, ``extra_errors``, ``budget``,
+            ``ambiguity``, ``ambiguity_lower``, ``ambiguity_upper``,
+            ``discrepancy``, ``discrepancy_lower``, ``discrepancy_upper``,
+            ``certified``. Per class, ``epsilon`` is the step's common rate
+            (before each class's cap), followed by ``epsilon_<label>`` for
+            each class, ``false_positives_budget`` and
+            ``false_negatives_budget`` instead of ``extra_errors`` and
+            ``budget``. Also stored as ``path_``.
+        """
         max_eps, _ = self._request(max_epsilon)
         limits = (self.total_time_limit, self.time_limit, self.verbose)
         session = self.session_
@@ -412,17 +547,58 @@ class MultiplicityAuditor(
         return self.path_
 
     # ---------------------------------------------------------------- people
-    @documented(people.CONFLICTS)
     def conflicts(self, eps=None):
+        """Boolean mask of training rows whose prediction is contestable.
+
+        Parameters
+        ----------
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_samples,)
+            ``True`` where a model of the level set (see
+            :meth:`competing_model`) predicts the row differently from the
+            baseline; ``False`` for rows of zero weight.
+        """
         return self.evidence(eps)["contestable"].to_numpy()
 
-    @documented(people.COMPETING_MODEL)
     def competing_model(self, index, eps=None):
+        """A fitted level-set model that flips training row ``index``.
+
+        Parameters
+        ----------
+        index : int
+            Row of the training data.
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
+
+        Returns
+        -------
+        CompetingModel or Pipeline or None
+            ``None`` when no model of the level set flips the row (or none was
+            found within the limits; see :meth:`conflicts`).
+        """
         _, budget = self._audited(eps)
         return self._estimator_of(self.session_.competitor(index, budget))
 
-    @documented(people.DISCREPANCY_MODEL)
     def discrepancy_model(self, eps=None):
+        """The fitted level-set model realising the discrepancy (lower bound).
+
+        Parameters
+        ----------
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
+
+        Returns
+        -------
+        CompetingModel or Pipeline or None
+            ``None`` when no model of the level set is known.
+        """
         return self._estimator_of(self._reading(eps)[1].model)
 
     def _estimator_of(self, found):
@@ -430,19 +606,91 @@ class MultiplicityAuditor(
         prefix = self._fitted_baseline.prefix
         return people.competing_estimator(found, self.classes_, prefix)
 
-    @documented(people.EVIDENCE)
     def evidence(self, eps=None):
+        """Per training row: baseline prediction and whether it is contestable.
+
+        Parameters
+        ----------
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per training row, indexed by the index of the DataFrame
+            given to ``fit`` (a ``RangeIndex`` for arrays). Columns
+            ``baseline`` (predicted class), ``contestable`` (certified: a
+            level-set model flips it), ``undecided`` (neither certified
+            contestable nor certified stable: a limit stopped its MIP) and
+            ``min_flip_errors`` (fewest errors of a found model flipping it).
+        """
         _, budget = self._audited(eps)
         evidence = self.session_.evidence(budget)
         return people.evidence_frame(evidence, self.classes_, self._row_index)
 
-    @documented(people.AMBIGUOUS)
     def ambiguous(self, X, eps=None):
+        """Whether a level-set model gives each new person the other prediction.
+
+        One rule, whoever answers (a known model or a MIP): a person is
+        contestable iff some model of the level set scores them on the other
+        side of 0 from the baseline's prediction, or exactly at 0 (a tie,
+        which the baseline's side does not win by any margin); the margin of
+        the hypothesis class constrains training people only. The audit of
+        ``eps`` runs first (see :meth:`refine`: only if no earlier call ran
+        it): a new person who is a training pattern is answered by it, and
+        its proofs fix labels in the other MIPs. Each other distinct person
+        is asked alone, in a MIP of the training data plus a row on that
+        person's score, within ``total_time_limit`` for all the people of
+        the call: the answer depends on that person and the training data
+        only, never on who else is in ``X``. What the MIPs find and prove is
+        kept, so asking again costs nothing.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New people.
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_samples,)
+            Certified ambiguous; undecided people (time limit) are ``False``
+            and raise a :class:`CertificationWarning`.
+        """
         decided, _, _ = people.new_people(*self._new_people(X, eps))
         return decided
 
-    @documented(people.PREDICT_SET)
     def predict_set(self, X, eps=None):
+        """The labels that the models of the level set give each person.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            People (new or training).
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_samples, n_classes)
+            A mask over ``classes_`` (as MAPIE's prediction sets), not the
+            labels themselves: column ``i`` says whether some model of the
+            level set predicts ``classes_[i]`` (or scores the person exactly
+            0, a tie: see :meth:`ambiguous`). One label (the baseline's)
+            for people no model flips, both for contestable people (see
+            :meth:`ambiguous` for the rule). With more than two labels, a
+            label is in the set when some model of the level set scores it at
+            least as high as every other label (a tie counts; on a training
+            person the class's margin makes every label strict), decided by
+            one MIP per person and label that no known model settles. A label
+            a limit left unsettled is in the set (every label left out is
+            certified out of reach), with a :class:`CertificationWarning`. The
+            label sets are ``[self.classes_[row] for row in mask]``.
+        """
         if self.classes_.size > 2:
             return people.label_sets(*self._new_people(X, eps))
         return people.prediction_sets(*people.new_people(*self._new_people(X, eps)))
@@ -462,8 +710,23 @@ class MultiplicityAuditor(
         limits = (self.total_time_limit, self.time_limit)
         return self.session_, eps, budget, Z, predictions, *limits
 
-    @documented(people.BY_GROUP)
     def by_group(self, eps=None):
+        """Ambiguity and discrepancy overall and per group.
+
+        Group ambiguity aggregates the per-person flags of the group; group
+        discrepancy is its own MIP (disagreement restricted to the group).
+
+        Parameters
+        ----------
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
+
+        Returns
+        -------
+        MultiplicityFrame
+            ``overall``, ``by_group`` (one row per group) and group summaries.
+        """
         check_is_fitted(self)
         if self.groups_ is None:
             raise ValueError("Pass groups= to fit to get per-group results.")

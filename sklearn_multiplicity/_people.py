@@ -2,8 +2,8 @@
 
 The functions behind :meth:`MultiplicityAuditor.evidence`,
 :meth:`~MultiplicityAuditor.ambiguous`, :meth:`~MultiplicityAuditor.by_group`
-and the other per-person methods, with those methods' docstrings. They take
-the session's records (:mod:`._engine.session._records`) and the auditor's parameters.
+and the other per-person methods. They take the session's records
+(:mod:`._engine._records`) and the auditor's parameters.
 """
 
 import warnings
@@ -16,135 +16,6 @@ from ._competing import CompetingModel
 from ._exceptions import CertificationWarning
 from ._frame import frame_from_rows
 from ._tables import bounds_columns
-
-# Docstrings of the auditor's methods about people.
-CONFLICTS = """Boolean mask of training rows whose prediction is contestable.
-
-    Parameters
-    ----------
-    {eps}
-
-    Returns
-    -------
-    ndarray of bool, shape (n_samples,)
-        ``True`` where a model of the level set (see
-        :meth:`competing_model`) predicts the row differently from the
-        baseline; ``False`` for rows of zero weight.
-    """
-
-COMPETING_MODEL = """A fitted level-set model that flips training row ``index``.
-
-    Parameters
-    ----------
-    index : int
-        Row of the training data.
-    {eps}
-
-    Returns
-    -------
-    CompetingModel or Pipeline or None
-        ``None`` when no model of the level set flips the row (or none was
-        found within the limits; see :meth:`conflicts`).
-    """
-
-DISCREPANCY_MODEL = """The fitted level-set model realising the discrepancy (lower bound).
-
-    Parameters
-    ----------
-    {eps}
-
-    Returns
-    -------
-    CompetingModel or Pipeline or None
-        ``None`` when no model of the level set is known.
-    """  # noqa: E501 (the summary line of a method)
-
-EVIDENCE = """Per training row: baseline prediction and whether it is contestable.
-
-    Parameters
-    ----------
-    {eps}
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per training row, indexed by the index of the DataFrame
-        given to ``fit`` (a ``RangeIndex`` for arrays). Columns
-        ``baseline`` (predicted class), ``contestable`` (certified: a
-        level-set model flips it), ``undecided`` (neither certified
-        contestable nor certified stable: a limit stopped its MIP) and
-        ``min_flip_errors`` (fewest errors of a found model flipping it).
-    """
-
-AMBIGUOUS = """Whether a level-set model gives each new person the other prediction.
-
-    One rule, whoever answers (a known model or a MIP): a person is
-    contestable iff some model of the level set scores them on the other
-    side of 0 from the baseline's prediction, or exactly at 0 (a tie,
-    which the baseline's side does not win by any margin); the margin of
-    the hypothesis class constrains training people only. The audit of
-    ``eps`` runs first (see :meth:`refine`: only if no earlier call ran
-    it): a new person who is a training pattern is answered by it, and
-    its proofs fix labels in the other MIPs. Each other distinct person
-    is asked alone, in a MIP of the training data plus a row on that
-    person's score, within ``total_time_limit`` for all the people of
-    the call: the answer depends on that person and the training data
-    only, never on who else is in ``X``. What the MIPs find and prove is
-    kept, so asking again costs nothing.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-        New people.
-    {eps}
-
-    Returns
-    -------
-    ndarray of bool, shape (n_samples,)
-        Certified ambiguous; undecided people (time limit) are ``False``
-        and raise a :class:`CertificationWarning`.
-    """
-
-PREDICT_SET = """The labels that the models of the level set give each person.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-        People (new or training).
-    {eps}
-
-    Returns
-    -------
-    ndarray of bool, shape (n_samples, n_classes)
-        A mask over ``classes_`` (as MAPIE's prediction sets), not the
-        labels themselves: column ``i`` says whether some model of the
-        level set predicts ``classes_[i]`` (or scores the person exactly
-        0, a tie: see :meth:`ambiguous`). One label (the baseline's)
-        for people no model flips, both for contestable people (see
-        :meth:`ambiguous` for the rule). With more than two labels, a
-        label is in the set when some model of the level set scores it at
-        least as high as every other label (a tie counts; on a training
-        person the class's margin makes every label strict), decided by
-        one MIP per person and label that no known model settles. A label
-        a limit left unsettled is in the set (every label left out is
-        certified out of reach), with a :class:`CertificationWarning`. The
-        label sets are ``[self.classes_[row] for row in mask]``.
-    """
-
-BY_GROUP = """Ambiguity and discrepancy overall and per group.
-
-    Group ambiguity aggregates the per-person flags of the group; group
-    discrepancy is its own MIP (disagreement restricted to the group).
-
-    Parameters
-    ----------
-    {eps}
-
-    Returns
-    -------
-    MultiplicityFrame
-        ``overall``, ``by_group`` (one row per group) and group summaries.
-    """
 
 
 def competing_estimator(found, classes, prefix):
