@@ -25,7 +25,7 @@ def budget_value(budget, classes):
     (``classes``: the auditor's ``classes_``)."""
     if isinstance(budget, float):
         return budget
-    if hasattr(budget, "ceilings"):  # per label, more than two labels
+    if classes.size > 2:  # per label
         labels = [c.item() if hasattr(c, "item") else c for c in classes]
         return dict(zip(labels, budget.ceilings, strict=True))
     return {

@@ -34,7 +34,7 @@ def path_frame(steps):
 
 def path_row(step):
     """The row of one ``PathStep`` (see :func:`path_frame`)."""
-    if hasattr(step.budget, "ceilings"):  # per label, more than two labels
+    if step.per_class and len(step.budget.ceilings) > 2:  # per label, K labels
         labels = step.tolerance.labels
         row = {
             "epsilon": step.epsilon,

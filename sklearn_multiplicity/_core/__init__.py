@@ -2,7 +2,14 @@
 classes, verified models and typed results. Imports nothing of the package."""
 
 from ._hypothesis import BoxMargin, IntegerWeights, make_hypothesis_class
-from ._level_set import TOLERANCE, ClassBudget, LevelSet, admits, error_ceiling
+from ._level_set import (
+    TOLERANCE,
+    ClassBudget,
+    LabelCeilings,
+    LevelSet,
+    admits,
+    error_ceiling,
+)
 from ._models import (
     CanonicalModel,
     ModelPool,
@@ -36,6 +43,7 @@ __all__ = [
     "Status",
     "across_groups",
     "admits",
+    "LabelCeilings",
     "affinely_independent_columns",
     "along_budgets",
     "certified",

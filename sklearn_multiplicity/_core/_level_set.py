@@ -10,7 +10,8 @@ With per-class tolerances ``{negative: eps_neg, positive: eps_pos}`` the level
 set bounds the two kinds of error separately: false positives at most
 ``FP(h0) + eps_neg * W_neg`` and false negatives at most ``FN(h0) + eps_pos *
 W_pos`` (``W_neg``, ``W_pos`` the total weight of each class, each allowance
-rounded down with integral weights): a :class:`ClassBudget`.
+rounded down with integral weights): a :class:`LabelCeilings`, with K
+labels one ceiling per label.
 
 Every comparison of an error count with a budget goes through this module, with
 one slack, :data:`TOLERANCE`, against floating-point sums of weights.
@@ -37,41 +38,97 @@ def error_ceiling(budget, total_weight, integral):
     return budget + TOLERANCE * max(1.0, total_weight)
 
 
-@dataclass(frozen=True)
-class ClassBudget:
-    """Largest weighted false positives and false negatives of a level set.
+@dataclass(frozen=True, init=False)
+class LabelCeilings:
+    """The level set of per-label tolerances: the largest weighted error a
+    model may make on each true label (its rows of that label), one per
+    label in the order of the classes.
 
-    A model is in the level set iff both of its error counts are within
-    their budgets; ``total`` (their sum) bounds its overall error, so every
-    scalar proof at ``total`` holds for the pair too.
+    The one budget type of per-label tolerances, for two labels and K: with
+    two labels the ceilings are ``(false_positives, false_negatives)``, the
+    errors on the negatives and on the positives (:data:`ClassBudget` is
+    its two-label name). A model is in the level set iff every one of its
+    per-label error counts is within its ceiling; :attr:`total` (their sum)
+    bounds its overall error, so every scalar proof at ``total`` holds for
+    the ceilings too.
+
+    Parameters
+    ----------
+    *ceilings : float, or one sequence of float
+        One ceiling per label.
+    false_positives, false_negatives : float, optional
+        Two labels by name, instead of ``ceilings``.
     """
 
-    false_positives: float
-    false_negatives: float
+    ceilings: tuple
+
+    def __init__(self, *ceilings, false_positives=None, false_negatives=None):
+        if not ceilings:
+            ceilings = (false_positives, false_negatives)
+        elif len(ceilings) == 1 and np.ndim(ceilings[0]) == 1:
+            ceilings = tuple(ceilings[0])
+        object.__setattr__(self, "ceilings", tuple(float(c) for c in ceilings))
 
     @property
     def total(self):
-        """The overall error budget implied by the pair."""
-        return self.false_positives + self.false_negatives
+        """The overall error budget implied by the ceilings."""
+        return float(sum(self.ceilings))
 
-    def admits(self, false_positives, false_negatives):
-        """Whether error counts (scalars or arrays) are within both budgets."""
-        return LevelSet.within(false_positives, self.false_positives) & (
-            LevelSet.within(false_negatives, self.false_negatives)
+    @property
+    def false_positives(self):
+        """Two labels: the ceiling on the negatives' errors."""
+        return self.ceilings[0]
+
+    @property
+    def false_negatives(self):
+        """Two labels: the ceiling on the positives' errors."""
+        return self.ceilings[1]
+
+    def admits(self, *label_errors):
+        """Whether per-label error counts are within the ceilings: one array
+        of shape ``(K,)`` (or ``(K, n)``), or one argument per label
+        (scalars or arrays, as ``admits(false_positives, false_negatives)``).
+        """
+        errors = label_errors[0] if len(label_errors) == 1 else label_errors
+        errors = np.asarray(errors, dtype=float)
+        limits = np.asarray(self.ceilings).reshape((-1,) + (1,) * (errors.ndim - 1))
+        return np.all(LevelSet.within(errors, limits), axis=0)
+
+    def within(self, other):
+        """Whether every ceiling is at most ``other``'s (a ``LabelCeilings``)."""
+        return all(
+            mine <= theirs + TOLERANCE
+            for mine, theirs in zip(self.ceilings, other.ceilings, strict=True)
         )
 
     def __format__(self, spec):
+        if len(self.ceilings) == 2:
+            return (
+                f"FP<={format(self.false_positives, spec or 'g')}, "
+                f"FN<={format(self.false_negatives, spec or 'g')}"
+            )
         return (
-            f"FP<={format(self.false_positives, spec or 'g')}, "
-            f"FN<={format(self.false_negatives, spec or 'g')}"
+            "errors per label <= ("
+            + ", ".join(format(c, spec or "g") for c in self.ceilings)
+            + ")"
         )
 
 
+#: The two-label name of :class:`LabelCeilings`: false positives and false
+#: negatives bounded apart.
+ClassBudget = LabelCeilings
+
+
 def admits(model, budget):
-    """Whether a verified model lies within ``budget`` (a number or a
-    :class:`ClassBudget`)."""
-    if isinstance(budget, ClassBudget):
-        return bool(budget.admits(model.false_positives, model.false_negatives))
+    """Whether a verified model lies within ``budget``: a weighted error (a
+    number) or per-label ceilings (:class:`LabelCeilings`), for a model of
+    two labels (its false positives and negatives) or of K (its errors per
+    label)."""
+    if isinstance(budget, LabelCeilings):
+        label_errors = getattr(model, "label_errors", None)
+        if label_errors is None:
+            label_errors = (model.false_positives, model.false_negatives)
+        return bool(budget.admits(label_errors))
     return bool(LevelSet.within(model.errors, budget))
 
 

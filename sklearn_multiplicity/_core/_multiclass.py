@@ -36,50 +36,11 @@ from functools import cached_property
 import numpy as np
 
 from ._hypothesis import BoxMargin
-from ._level_set import TOLERANCE
+from ._level_set import TOLERANCE, LabelCeilings
 from ._problem import PatternProblem, weight_unit
 
 #: Most labels a K-class problem may have: the MIPs grow as ``K**2``.
 MAX_CLASSES = 20
-
-
-@dataclass(frozen=True)
-class LabelCeilings:
-    """The level set of per-label tolerances: the largest weighted error a
-    model may make on each true label (its rows of that label), one per
-    label in the order of the problem's classes.
-
-    A bound that holds within larger ceilings on every label holds within
-    these (:meth:`within`); every model within them makes at most
-    :attr:`total` errors.
-    """
-
-    ceilings: tuple
-
-    @property
-    def total(self):
-        return float(sum(self.ceilings))
-
-    def admits(self, label_errors):
-        """Whether errors ``(K,)`` per label lie within the ceilings."""
-        return bool(
-            np.all(np.asarray(label_errors) <= np.array(self.ceilings) + TOLERANCE)
-        )
-
-    def within(self, other):
-        """Whether every ceiling is at most ``other``'s (a ``LabelCeilings``)."""
-        return all(
-            mine <= theirs + TOLERANCE
-            for mine, theirs in zip(self.ceilings, other.ceilings, strict=True)
-        )
-
-
-def admits(model, ceiling):
-    """Whether a verified model lies within ``ceiling``: a weighted error
-    (float) or per-label ceilings (:class:`LabelCeilings`)."""
-    if isinstance(ceiling, LabelCeilings):
-        return ceiling.admits(model.label_errors)
-    return model.errors <= ceiling + TOLERANCE
 
 
 def covers(proven, ceiling):

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .._core import TOLERANCE, error_ceiling, weight_unit
-from .._core._multiclass import LabelCeilings, predict
+from .._core import TOLERANCE, LabelCeilings, error_ceiling, weight_unit
+from .._core._multiclass import predict
 from ._program import MIP
 
 

@@ -273,7 +273,7 @@ def test_intercept_shifts_add_only_realisable_labellings(seed):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_hull_proofs_never_contradict_enumeration(seed):
-    from sklearn_multiplicity._core._multiclass import LabelCeilings
+    from sklearn_multiplicity._core import LabelCeilings
     from sklearn_multiplicity._engine.multiclass._hull import hull_proofs
 
     certifier, truth = _certifier(seed, solver=NoSolutionBackend())

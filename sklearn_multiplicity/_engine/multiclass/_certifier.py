@@ -15,15 +15,15 @@ import math
 
 import numpy as np
 
-from ..._core import TOLERANCE, MIPLogEntry, Status, error_ceiling
-from ..._core._multiclass import (
+from ..._core import (
+    TOLERANCE,
     LabelCeilings,
-    MulticlassBoxMargin,
+    MIPLogEntry,
+    Status,
     admits,
-    gaps,
-    in_class,
-    predict,
+    error_ceiling,
 )
+from ..._core._multiclass import MulticlassBoxMargin, gaps, in_class, predict
 from ..._mip import _multiclass as formulations
 from ...backends import Backend, get_backend
 from ..timing._plans import K_CLASS_FIRST_ROUND_SECONDS, PLANS, Schedule

@@ -21,8 +21,7 @@ applies to any number of labels and to per-label ceilings.
 import numpy as np
 from scipy.optimize import linprog
 
-from ..._core import TOLERANCE
-from ..._core._multiclass import LabelCeilings
+from ..._core import TOLERANCE, LabelCeilings
 
 
 def hull_screen(certifier, budget, deadline):

@@ -19,8 +19,8 @@ in the MIPs (the level set holds no model that changes them).
 
 import numpy as np
 
-from ..._core import Status
-from ..._core._multiclass import LabelCeilings, admits, covers
+from ..._core import LabelCeilings, Status, admits
+from ..._core._multiclass import covers
 from ..._mip import _multiclass as formulations
 from ._hull import HullProof
 from ._proofs import kept_labels

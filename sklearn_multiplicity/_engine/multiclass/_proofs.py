@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
-from ..._core import TOLERANCE, Status
-from ..._core._multiclass import LabelCeilings, covers
+from ..._core import TOLERANCE, LabelCeilings, Status
+from ..._core._multiclass import covers
 
 #: Slack of the comparisons of a solver's bound with a ceiling.
 BOUND_SLACK = 1e-6

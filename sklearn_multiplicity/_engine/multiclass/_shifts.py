@@ -17,8 +17,8 @@ the certifier verifies every candidate before it counts.
 
 import numpy as np
 
-from ..._core import TOLERANCE
-from ..._core._multiclass import LabelCeilings, admits, scores
+from ..._core import TOLERANCE, LabelCeilings, admits
+from ..._core._multiclass import scores
 
 #: Rounds of intercept shifts, and the most-disagreeing models shifted in each.
 SHIFT_ROUNDS = 2

@@ -11,8 +11,8 @@ The measures come from :class:`~._multiclass.MulticlassCertifier`.
 
 import numpy as np
 
-from ..._core import TOLERANCE, Bounds
-from ..._core._multiclass import LabelCeilings, MulticlassBoxMargin, MulticlassProblem
+from ..._core import TOLERANCE, Bounds, LabelCeilings
+from ..._core._multiclass import MulticlassBoxMargin, MulticlassProblem
 from .._records import FoundModel, SessionSummary, group_key
 from ..multiclass._certifier import MulticlassCertifier
 from ..multiclass._path import multiclass_path
