@@ -17,7 +17,7 @@ from ._auditor import MultiplicityAuditor
 from ._classifier import ZeroOneLinearClassifier
 from ._competing import CompetingModel
 from ._epsilon import EpsilonSuggestion, suggest_epsilon
-from ._exceptions import CertificationWarning, ProblemSizeWarning
+from ._exceptions import BaselineGapWarning, CertificationWarning, ProblemSizeWarning
 from ._frame import MultiplicityFrame
 from ._plotting import GroupAmbiguityDisplay, MultiplicityPathDisplay
 from ._probabilistic import (
@@ -33,6 +33,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AbstainingClassifier",
+    "BaselineGapWarning",
     "CertificationWarning",
     "CompetingModel",
     "EpsilonSuggestion",

@@ -21,6 +21,7 @@ from ._core._validation import check_tolerance
 from ._engine import STRATEGIES
 from ._opening import open_audit, value_or_lower_bound
 from ._progress import audit_progress, bounds_progress
+from ._warnings import warn_if_far_from_optimum
 
 
 class MultiplicityAuditor(
@@ -123,6 +124,10 @@ class MultiplicityAuditor(
         weight) when it predicts only one, else ``None``. The level set is
         then built around a model that gives everyone the same decision
         (``fit`` warns, with ``min_error_bounds_``).
+    fewest_errors_found_ : float
+        Weighted training errors of the best verified model of the class
+        found so far; a reading warns (:class:`BaselineGapWarning`) when it
+        is below ``baseline_errors_`` by more than its tolerance allows.
     n_patterns_ : int
         Distinct training patterns in the audit space.
     assessment_ : Assessment
@@ -274,6 +279,16 @@ class MultiplicityAuditor(
         return ZeroOneLinearClassifier(**{n: getattr(self, n) for n in names})
 
     @property
+    def fewest_errors_found_(self):
+        """Weighted training errors of the best verified model of the class
+        found so far: an upper bound on the class's minimum error, at no
+        solver time. When it is below the baseline's errors by more than a
+        tolerance allows, every reading at that tolerance says so with a
+        :class:`BaselineGapWarning`."""
+        check_is_fitted(self)
+        return self.session_.fewest_errors_found()
+
+    @property
     def mip_log_(self):
         """One dict per MIP solved so far: name, status, objective, bound, seconds."""
         check_is_fitted(self)
@@ -301,6 +316,8 @@ class MultiplicityAuditor(
             return audit_progress(self.verbose, session, budget, f"audit at eps={eps}")
 
         session.audit(budget, self.total_time_limit, self.time_limit, watching=watching)
+        if self.baseline_constant_class_ is None:  # else fit has said more
+            warn_if_far_from_optimum(self, eps)
         return eps, budget
 
     def refine(self, eps=None, seconds=None):

@@ -1,13 +1,16 @@
-"""What ``MultiplicityAuditor.fit`` says up front about the audit it opens:
-its assessment when certification is not expected, a baseline outside the
-class or constant, constraints left out."""
+"""What ``MultiplicityAuditor`` says about the audit it opens and reads: its
+assessment when certification is not expected, a baseline outside the class,
+constant or far from the best models found, constraints left out.
+
+The sentences are written here once; the command line and its reports render
+the same ones."""
 
 import warnings
 
 import numpy as np
 
 from ._core import TOLERANCE, LevelSet
-from ._exceptions import ProblemSizeWarning
+from ._exceptions import BaselineGapWarning, ProblemSizeWarning
 
 
 def warn_if_constraints_left_out(linear, constraints):
@@ -52,6 +55,51 @@ def warn_if_outside_class(summary, lower_bound):
         UserWarning,
         stacklevel=4,
     )
+
+
+def baseline_gap_words(baseline_errors, fewest, extra, min_error=None):
+    """The sentence that says a verified model errs less than the baseline by
+    more than the tolerance allows, or ``None`` when it does not.
+
+    Parameters
+    ----------
+    baseline_errors : float
+        The baseline's weighted training errors.
+    fewest : float
+        The errors of the best verified model of the class known.
+    extra : float
+        The weighted errors the tolerance allows beyond the baseline's.
+    min_error : tuple of float or None
+        Certified ``(lower, upper)`` on the class's minimum error, when known.
+    """
+    if baseline_errors - fewest <= extra + TOLERANCE:
+        return None
+    known = (
+        ""
+        if min_error is None
+        else f" (certified minimum [{min_error[0]:g}, {min_error[1]:g}])"
+    )
+    return (
+        f"The baseline makes {baseline_errors:g} training errors, and a model "
+        f"of the class makes {fewest:g}{known}: {baseline_errors - fewest:g} "
+        f"fewer, more than the {extra:g} extra errors the tolerance allows. "
+        "The ambiguity then mostly measures how far the baseline is from the "
+        "best models of the class, not how much models as good as the best "
+        "disagree."
+    )
+
+
+def warn_if_far_from_optimum(auditor, eps):
+    """Say when a model found so far errs less than the baseline by more than
+    the tolerance ``eps`` allows (:class:`BaselineGapWarning`)."""
+    session = auditor.session_
+    words = baseline_gap_words(
+        auditor.baseline_errors_,
+        session.fewest_errors_found(),
+        session.extra_errors(eps),
+    )
+    if words is not None:
+        warnings.warn(words, BaselineGapWarning, stacklevel=4)
 
 
 def constant_class(predictions, classes):

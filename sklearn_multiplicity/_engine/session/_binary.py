@@ -504,6 +504,10 @@ class AuditSession(BandReadings, Session):
         baseline, sure, maybe, flip_errors = self.flip_evidence(budget)
         return baseline, sure, maybe & ~sure, flip_errors
 
+    def fewest_errors_found(self):
+        """The errors of the best verified model in the state's pool."""
+        return float(min(m.errors for m in self.state.pool.models))
+
     def found_model(self, model):
         """A verified canonical model on the audited features (or None)."""
         if model is None:

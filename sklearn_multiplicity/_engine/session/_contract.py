@@ -139,6 +139,11 @@ class Session(abc.ABC):
         model known to change it (NaN or inf: none known)."""
 
     @abc.abstractmethod
+    def fewest_errors_found(self):
+        """The weighted errors of the verified model of fewest errors found so
+        far (an upper bound on the class's minimum error; no solver time)."""
+
+    @abc.abstractmethod
     def witness(self, pattern, budget):
         """A verified model of the level set of ``budget`` that gives
         ``pattern`` another label (family's own form), or None."""

@@ -342,6 +342,10 @@ class MulticlassSession(Session):
             errors,
         )
 
+    def fewest_errors_found(self):
+        """The errors of the best verified model in the certifier's pool."""
+        return float(min(m.errors for m in self.certifier.pool))
+
     def witness(self, pattern, budget):
         """The verified model of fewest errors known that gives ``pattern``
         another label than the baseline's within ``budget``, or None."""
