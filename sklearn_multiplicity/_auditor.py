@@ -523,7 +523,7 @@ class MultiplicityAuditor(
         models found so far. With ``n_discrepancy``, only that many evenly
         spaced tolerances get a MIP and the others are bracketed by
         monotonicity. Under ``total_time_limit``, a first pass spends at most
-        a fifth of the time on short (5 s) discrepancy MIPs at every tenth
+        a fifth of the time on short discrepancy MIPs at every tenth
         open tolerance, largest first, so that tolerances the ascending pass
         does not reach are still bracketed closely. A path is one question
         with its own ``total_time_limit``: asked again with the same

@@ -208,8 +208,8 @@ def distinct_rows(X):
 
     Each column is reduced to the ranks of its values (a hash table, then
     a sort of the few distinct values), and the ranks to one integer key per
-    row, so the rows are sorted as integers: on 617,200 rows of 21 columns
-    this takes 0.4 s where ``np.unique`` sorting whole rows takes 12 s.
+    row, so the rows are sorted as integers, far faster than ``np.unique``
+    sorting whole rows (``benchmarks/README.rst``).
     """
     n, d = X.shape
     if n == 0 or d == 0:

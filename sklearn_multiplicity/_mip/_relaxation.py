@@ -9,9 +9,8 @@ minimum-error MIP). Two uses follow:
   exceeds the error budget, the pattern is proven unflippable.
 - **Small MIPs.** Only a few thousand of the identity rows (73,195 on COMPAS)
   are ever tight. A MIP given just the rows its own LP needed keeps (almost)
-  the same root bound, and its node LPs are far cheaper: on COMPAS a hard
-  infeasibility proof drops from 51 s to 2 s and the discrepancy MIP at
-  eps = 1% from 180 s to 16 s. The rows left out are valid inequalities,
+  the same root bound, and its node LPs are far cheaper
+  (``benchmarks/README.rst``). The rows left out are valid inequalities,
   not constraints: the integer solutions are the same with or without them.
 
 :class:`IdentitySeparator` solves the LP of any MIP built on an encoding,

@@ -8,11 +8,9 @@ class AutoBackend(Backend):
     """HiGHS for minimum-error and flip MIPs, SCIP for disagreement MIPs.
 
     Both solve the same continuous hypothesis class, so the choice changes
-    speed, never the certified answer. Measured on COMPAS (see
-    ``benchmarks/README.rst``): HiGHS settles flip MIPs in well under a
-    second; on the disagreement MIPs at eps = 0.5%, 1%, 2%, 3% and 5%, SCIP
-    took 4.6, 16.9, 23.5, 64.5 and 27.2 s against HiGHS's 14.3, 19.7, 72.8,
-    37.8 and 23.0 s (137 s against 168 s in all).
+    speed, never the certified answer: HiGHS settles flip MIPs quickly and
+    SCIP proves the disagreement MIPs faster (measured in
+    ``benchmarks/README.rst``).
     """
 
     name = "auto"

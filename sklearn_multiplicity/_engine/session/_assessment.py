@@ -8,12 +8,9 @@ regime, with its reasons and the routes that would answer (an
 :class:`~._records.Assessment`). A route that changes the patterns (a coarser
 encoding, a sample) is probed the same way: its pattern count and regime.
 
-Calibrated on 2 cores at a 60 s limit (``benchmarks/bench_everyday.py``,
-``bench_assessment.py``): the root LP proves 98% of the best known model's
-errors on COMPAS (329 patterns, certified) and 75% on the demo (98
-patterns); under 0.01% on German credit (996 and 1,000 patterns) and on
-breast cancer (569 continuous patterns), which leave bands; 29,940 patterns
-leave even the minimum error's upper bound unproven.
+Its thresholds are calibrated by ``benchmarks/bench_everyday.py`` and
+``bench_assessment.py``, whose records (``benchmarks/README.rst``) give the
+measurements behind them.
 """
 
 import time

@@ -97,10 +97,9 @@ class DiscrepancyPaths:
         Each MIP (at most ``bracket_seconds``) proves an upper bound at its
         budget, which holds at every smaller budget, and its models are lower
         bounds at every larger one; with one every ``bracket_spacing`` open
-        budgets, every budget lies between two of them. On COMPAS, 5-second
-        MIPs bracket the discrepancy at eps = 3% and 5% within 0.9 and 0.4
-        percentage points. The pass ends by ``deadline`` (its step of the
-        plan); the ascending pass may then certify these budgets.
+        budgets, every budget lies between two of them. The pass ends by
+        ``deadline`` (its step of the plan); the ascending pass may then
+        certify these budgets.
         """
         open_ = self.open_budgets(budgets)
         seconds = min(self.bracket_seconds, deadline.per_mip or math.inf)
@@ -123,8 +122,7 @@ class DiscrepancyPaths:
         ``settled()`` runs after each of the MIPs has been learnt. Each job's
         LP starts from the identity rows of the job prepared before it: the
         LPs of consecutive budgets need nearly the same rows, and from them
-        the separation takes one or two LPs instead of four to ten (on
-        COMPAS, 27 s instead of 85 s of LPs along the path to 5%).
+        the separation takes one or two LPs instead of four to ten.
         """
         tried = np.zeros(budgets.size, dtype=bool)
         near = None

@@ -10,9 +10,9 @@ line at once. A descent moves to the best interval of one line after another
 
 Threshold shifts (:mod:`._heuristics`) search one such line per direction,
 the intercept's; the descent turns any model into the best of its
-neighbours along many lines. On COMPAS at eps = 1% it flips, within the
-budget, most of the patterns that threshold shifts, rotated thresholds and
-LP relaxations leave to MIPs. A model found is verified like any other.
+neighbours along many lines, and so flips, within the budget, many of the
+patterns that threshold shifts, rotated thresholds and LP relaxations leave
+to MIPs. A model found is verified like any other.
 
 Constraints (:class:`~.._mip._constraints.ConstraintRows`) keep a descent in
 their class: a step never crosses a fixed sign of the weight box, never
@@ -383,10 +383,7 @@ def flip_patterns(state, patterns, budget, deadline):
     nearest the baseline, and then from the pattern's best known flip; it
     stops after :data:`MAX_MISSES` patterns in a row get no flip. The lines
     of a descent are random, so each pass searches anew, from the models the
-    passes before found. On breast cancer (6 features, eps = 1%, from the
-    audit's state after its LP screen, 30 s, three seeds) this flipped 143
-    people on average, against 132 for passes that each started from both
-    the fewest errors and the best known flip.
+    passes before found (``benchmarks/README.rst`` compares the starts).
 
     Parameters
     ----------
@@ -418,8 +415,7 @@ def flip_patterns(state, patterns, budget, deadline):
 
 def _lower_fewest(state, descent, deadline):
     """Pool models of fewer errors than the fewest known, by descents from
-    it, until :data:`PATIENCE` in a row find none (breast cancer, 6
-    features: from 36 errors to 31 in 0.1 s)."""
+    it, until :data:`PATIENCE` in a row find none."""
     fewest = _shared_start(state, nearest=False)
     misses = 0
     while misses < PATIENCE and not deadline.expired():

@@ -6,11 +6,8 @@ An LP dive solves the relaxation, fixes the label ``z`` of one pattern whose
 relaxation is a model of the class (the big-M rows then make ``z`` its
 dichotomy), within the MIP's error budget and meeting its constraints,
 because they are rows of the MIP. Fixing the heaviest open pattern first
-keeps the dive where the objective is: on COMPAS at eps = 1%
-the disagreement LP (separated identity rows, 53 fractional labels) dives in
-8 LPs to a model of the exact discrepancy, 16.83%, which threshold shifts,
-moves and descents had left at 12.98% to 14.6%. Fixing the labels closest to
-integral first instead ran into an infeasible LP after 22 fixes.
+keeps the dive where the objective is; fixing the labels closest to integral
+first instead runs into infeasible LPs sooner (``benchmarks/README.rst``).
 
 When both values of a label make the LP infeasible, the dive switches the
 deepest earlier fixing whose other value it has not tried (depth first),
