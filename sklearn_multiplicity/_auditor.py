@@ -3,6 +3,7 @@
 from numbers import Real
 
 import numpy as np
+import pandas as pd
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -749,6 +750,35 @@ class MultiplicityAuditor(
             raise ValueError("Pass groups= to fit to get per-group results.")
         eps, budget = self._audited(eps)  # every group's discrepancy too
         return people.group_frame(self.session_.group_readings(budget), eps)
+
+    def undecided_by_group(self, eps=None):
+        """Weighted count of training people whose prediction the audit of
+        ``eps`` left undecided, overall and per group.
+
+        A person is undecided when no verified model of the level set gives
+        them another label and no proof says none does: a time limit stopped
+        their audit. They are what separates ambiguity's lower bound from
+        its upper bound; :meth:`refine` decides more of them.
+
+        Parameters
+        ----------
+        eps : float in [0, 1] or dict, default=None
+            Error tolerance (or one per class label); defaults to the
+            ``epsilon`` parameter.
+
+        Returns
+        -------
+        pandas.Series
+            ``"overall"``, then one entry per group of ``fit``'s ``groups``
+            (none without groups), named ``"undecided"``.
+        """
+        _, budget = self._audited(eps)
+        counts = self.session_.undecided_by_group(budget)
+        return pd.Series(
+            {"overall" if label is None else label: n for label, n in counts.items()},
+            name="undecided",
+            dtype=float,
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

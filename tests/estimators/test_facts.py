@@ -79,3 +79,28 @@ def test_every_target_has_an_assessment(data):
     if len(np.unique(y)) > 2:
         assert assessment.signals["n_classes"] == 3
         assert assessment.regime == "exact"  # a tiny table: few patterns
+
+
+@pytest.mark.parametrize("data", [_two_labels, _k_labels], ids=["two", "K"])
+@pytest.mark.parametrize("limit", [1e-3, None], ids=["stopped", "unlimited"])
+def test_undecided_people_by_group_for_two_labels_and_k(data, limit):
+    X, y = data()
+    groups = np.arange(len(y)) % 2
+    auditor = MultiplicityAuditor(
+        LogisticRegression(), time_limit=20, total_time_limit=limit
+    ).fit(X, y, groups=groups)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        counts = auditor.undecided_by_group(0.1)
+        evidence = auditor.evidence(0.1)
+    assert list(counts.index) == ["overall", 0, 1]
+    undecided = evidence["undecided"].to_numpy()
+    assert counts["overall"] == undecided.sum()
+    for g in (0, 1):
+        assert counts[g] == undecided[groups == g].sum()
+    if limit is None:  # an unlimited audit decides everyone
+        assert counts.sum() == 0
+    lower, upper = auditor.ambiguity_bounds(0.1)
+    # The undecided are what separates ambiguity's bounds (which the
+    # relations with discrepancy may tighten further).
+    assert upper - lower <= counts["overall"] / len(y) + 1e-9

@@ -296,6 +296,14 @@ class Session(abc.ABC):
             min_flip_errors=self.per_row(errors, fill=np.nan),
         )
 
+    def undecided_by_group(self, budget):
+        """Weight of the people whose label the audit of ``budget`` has left
+        undecided (neither certified contestable nor proven unchangeable),
+        overall (key ``None``) and in every watched group (by label)."""
+        undecided = np.asarray(self.label_evidence(budget)[2], dtype=bool)
+        weights = {None: self.problem.pattern_weight, **self.groups}
+        return {label: float(w[undecided].sum()) for label, w in weights.items()}
+
     def competitor(self, row, budget):
         """A :class:`~.._records.FoundModel` of the level set of ``budget``
         that gives training ``row`` another label, or None."""
