@@ -281,9 +281,9 @@ class MultiplicityAuditor(
 
     @property
     def fewest_errors_found_(self):
-        """Weighted training errors of the best verified model of the class
-        found so far: an upper bound on the class's minimum error, at no
-        solver time. When it is below the baseline's errors by more than a
+        """Weighted training errors of the best verified model found so far.
+
+        An upper bound on the class's minimum error, at no solver time. When it is below the baseline's errors by more than a
         tolerance allows, every reading at that tolerance says so with a
         :class:`BaselineGapWarning`."""
         check_is_fitted(self)
@@ -752,12 +752,11 @@ class MultiplicityAuditor(
         return people.group_frame(self.session_.group_readings(budget), eps)
 
     def undecided_by_group(self, eps=None):
-        """Weighted count of training people whose prediction the audit of
-        ``eps`` left undecided, overall and per group.
+        """Weighted count of undecided training people, overall and per group.
 
-        A person is undecided when no verified model of the level set gives
-        them another label and no proof says none does: a time limit stopped
-        their audit. They are what separates ambiguity's lower bound from
+        A person is undecided at ``eps`` when no verified model of the level
+        set gives them another label and no proof says none does: a time
+        limit stopped their audit. They are what separates ambiguity's lower bound from
         its upper bound; :meth:`refine` decides more of them.
 
         Parameters

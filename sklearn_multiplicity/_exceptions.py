@@ -9,10 +9,10 @@ class CertificationWarning(UserWarning):
 
 
 class BaselineGapWarning(UserWarning):
-    """A verified model of the class errs less than the baseline by more than
-    the tolerance allows: the ambiguity then mostly measures how far the
-    baseline is from the best models, not how much models as good as the
-    best disagree.
+    """A model of the class errs less than the baseline, beyond the tolerance.
+
+    The ambiguity then mostly measures how far the baseline is from the best
+    models, not how much models as good as the best disagree.
 
     A baseline closer to the class's minimum error (less regularisation,
     scaled features, or the default :class:`ZeroOneLinearClassifier`) gives
