@@ -283,8 +283,9 @@ class MultiplicityAuditor(
     def fewest_errors_found_(self):
         """Weighted training errors of the best verified model found so far.
 
-        An upper bound on the class's minimum error, at no solver time. When it is below the baseline's errors by more than a
-        tolerance allows, every reading at that tolerance says so with a
+        An upper bound on the class's minimum error, at no solver time. When
+        it is below the baseline's errors by more than a tolerance allows,
+        every reading at that tolerance says so with a
         :class:`BaselineGapWarning`."""
         check_is_fitted(self)
         return self.session_.fewest_errors_found()

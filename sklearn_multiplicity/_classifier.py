@@ -213,15 +213,9 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
             The fitted classifier.
         """
         deadline = Deadline(self.time_limit)
-        k_labels = is_multiclass(y)
-        if k_labels:
-            session = open_multiclass_session(self, X, y, sample_weight)
-        else:
-            session = open_session(self, X, y, sample_weight, groups=groups)
+        session = open_session(self, X, y, sample_weight, groups=groups)
         with bounds_progress(self.verbose, self.time_limit, "minimum error") as seen:
             fit = session.min_error(deadline, progress=seen)
-        if k_labels:
-            return store_multiclass_fit(self, session, fit)
         return store_fit(self, session, fit)
 
     def __sklearn_tags__(self):
@@ -232,26 +226,44 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
 
 
 def open_session(classifier, X, y, sample_weight, groups=None, **engine):
-    """Validate the data of ``classifier`` (a :class:`ZeroOneLinearClassifier`);
-    the :class:`AuditSession` of its MIPs.
+    """Validate the data of ``classifier`` (a :class:`ZeroOneLinearClassifier`
+    or the default baseline of an audit); the session of its MIPs, of the
+    family of its target (two labels or K).
 
-    ``engine`` (``n_jobs``, ``strategy``) sets up the session for an
-    audit that reuses this fit (:class:`MultiplicityAuditor`).
+    ``engine`` (``n_jobs``, ``strategy``) sets up a two-label session for
+    an audit that reuses this fit (:class:`MultiplicityAuditor`).
     """
     check_no_text(X, type(classifier).__name__)
     X, y = validate_data(classifier, X, y, dtype=np.float64, ensure_all_finite=True)
-    classifier.classes_, y01 = check_binary_target(y)
     weight = check_weights(sample_weight, X)
+    threads = resolve_threads(classifier.n_jobs)
+    if is_multiclass(y):
+        classifier.classes_, labels = check_multiclass_target(y)
+        K = classifier.classes_.size
+        if classifier.constraints:
+            require(MulticlassSession, "constraints", n_classes=K)
+        if classifier.weights == "integer":
+            require(MulticlassSession, "integer_weights")
+        return MulticlassSession.from_data(
+            X,
+            labels,
+            weight,
+            np.arange(K),
+            solver=classifier.solver,
+            margin=classifier.margin,
+            threads=threads,
+        )
+    classifier.classes_, labels = check_binary_target(y)
     return AuditSession.from_data(
         X,
-        y01,
+        labels,
         weight,
         solver=classifier.solver,
         weights=classifier.weights,
         margin=classifier.margin,
         max_weight=classifier.max_weight,
         cuts=classifier.cuts,
-        threads=resolve_threads(classifier.n_jobs),
+        threads=threads,
         random_state=classifier.random_state,
         verbose=classifier.verbose,
         constraints=classifier.constraints,
@@ -263,24 +275,20 @@ def open_session(classifier, X, y, sample_weight, groups=None, **engine):
 
 def store_fit(classifier, session, fit):
     """Set the fitted attributes of ``classifier`` (a
-    :class:`ZeroOneLinearClassifier`) from a :class:`MinErrorResult`; returns
-    ``classifier``."""
-    model, summary = session.found_model(fit.model), session.summary()
-    classifier.coef_ = model.coef.reshape(1, -1)
-    classifier.intercept_ = np.array([model.intercept])
-    classifier.n_errors_ = model.errors
-    classifier.training_error_ = model.errors / summary.total_weight
-    classifier.lower_bound_ = fit.lower_bound
-    classifier.status_ = fit.status.value
-    classifier.gap_ = fit.gap
-    classifier.solve_time_ = fit.solve_time
-    classifier.solver_status_ = fit.solver_status.value
+    :class:`ZeroOneLinearClassifier`) from the minimum error ``fit`` of
+    ``session``; returns ``classifier``."""
+    found, summary = session.min_error_record(fit), session.summary()
+    classifier.coef_, classifier.intercept_ = found.coef, found.intercept
+    classifier.n_errors_ = found.errors
+    classifier.training_error_ = found.errors / summary.total_weight
+    classifier.lower_bound_ = found.lower_bound
+    classifier.status_ = found.status
+    classifier.gap_ = found.gap
+    classifier.solve_time_ = found.solve_time
+    classifier.solver_status_ = found.solver_status
     classifier.n_patterns_ = summary.n_patterns
     classifier.n_identities_ = summary.n_identities
-    classifier.warm_start_ = {
-        "source": fit.warm_start.source,
-        "n_errors": fit.warm_start.errors,
-    }
+    classifier.warm_start_ = found.warm_start
     classifier.hypothesis_class_ = summary.hypothesis_class
     classifier.constraints_ = summary.constraints
     return classifier
@@ -289,48 +297,3 @@ def store_fit(classifier, session, fit):
 def is_multiclass(y):
     """Whether the target ``y`` has more than two labels."""
     return type_of_target(y, input_name="y", raise_unknown=True) == "multiclass"
-
-
-def open_multiclass_session(classifier, X, y, sample_weight):
-    """Validate K-class data for ``classifier`` (a
-    :class:`ZeroOneLinearClassifier` or the default baseline of an audit);
-    the :class:`MulticlassSession` of its MIPs."""
-    check_no_text(X, type(classifier).__name__)
-    X, y = validate_data(classifier, X, y, dtype=np.float64, ensure_all_finite=True)
-    classifier.classes_, indices = check_multiclass_target(y)
-    weight = check_weights(sample_weight, X)
-    if classifier.constraints:
-        require(MulticlassSession, "constraints", n_classes=classifier.classes_.size)
-    if classifier.weights == "integer":
-        require(MulticlassSession, "integer_weights")
-    return MulticlassSession.from_data(
-        X,
-        indices,
-        weight,
-        np.arange(classifier.classes_.size),
-        solver=classifier.solver,
-        margin=classifier.margin,
-        threads=resolve_threads(classifier.n_jobs),
-    )
-
-
-def store_multiclass_fit(classifier, session, fit):
-    """Set the fitted attributes of ``classifier`` from a K-class
-    ``MulticlassMinError``; returns ``classifier``."""
-    found = session.found_model(fit.model)
-    summary = session.summary()
-    classifier.coef_, classifier.intercept_ = found.coef, found.intercept
-    classifier.n_errors_ = found.errors
-    classifier.training_error_ = found.errors / summary.total_weight
-    classifier.lower_bound_ = fit.lower
-    classifier.status_ = fit.status.value
-    classifier.gap_ = (fit.upper - fit.lower) / fit.upper if fit.upper > 0 else 0.0
-    log = session.mip_log()
-    classifier.solve_time_ = float(sum(entry["seconds"] for entry in log))
-    classifier.solver_status_ = log[-1]["status"] if log else fit.status.value
-    classifier.n_patterns_ = summary.n_patterns
-    classifier.n_identities_ = 0
-    classifier.warm_start_ = {"source": found.source, "n_errors": found.errors}
-    classifier.hypothesis_class_ = summary.hypothesis_class
-    classifier.constraints_ = []
-    return classifier

@@ -7,13 +7,7 @@ import pandas as pd
 
 from . import _people as people
 from ._baseline import Baseline, fit_baseline
-from ._classifier import (
-    is_multiclass,
-    open_multiclass_session,
-    open_session,
-    store_fit,
-    store_multiclass_fit,
-)
+from ._classifier import is_multiclass, open_session, store_fit
 from ._core._validation import (
     check_binary_target,
     check_multiclass_target,
@@ -125,32 +119,18 @@ def baseline_and_session(auditor, default, X, y, labels, weight, sample_weight):
     k_labels = auditor.classes_.size > 2
     if default is not None:
         default._validate_params()
-        if k_labels:
-            session = open_multiclass_session(default, X, y, sample_weight)
-        else:
-            session = open_session(
-                default,
-                X,
-                y,
-                sample_weight,
-                groups=auditor.groups_,
-                n_jobs=threads,
-                strategy=auditor.strategy,
-            )
+        engine = {} if k_labels else {"n_jobs": threads, "strategy": auditor.strategy}
+        session = open_session(
+            default, X, y, sample_weight, groups=auditor.groups_, **engine
+        )
         assessment = assess(auditor, session, None)
         limit = auditor.total_time_limit
         deadline = Deadline(limit, per_mip=auditor.time_limit)
         with bounds_progress(auditor.verbose, limit, "minimum error") as seen:
             min_error = session.min_error(deadline, progress=seen)
-        if k_labels:
-            return (
-                Baseline.of(store_multiclass_fit(default, session, min_error)),
-                session,
-                None,
-                assessment,
-            )
         baseline = Baseline.of(store_fit(default, session, min_error))
-        return baseline, session, min_error, assessment
+        # Two labels: the session learns the fit at ``start``.
+        return baseline, session, None if k_labels else min_error, assessment
     baseline = fit_baseline(auditor.estimator, X, y, sample_weight)
     warn_if_constraints_left_out(baseline.linear, auditor.constraints)
     if k_labels:

@@ -48,6 +48,43 @@ class SessionSummary:
 
 
 @dataclass(frozen=True)
+class MinErrorFit:
+    """The 0-1 optimal classifier of a session: what
+    :class:`~sklearn_multiplicity.ZeroOneLinearClassifier` stores.
+
+    Attributes
+    ----------
+    coef : ndarray of shape (1, d) or (K, d)
+        Two labels: one row; K labels: one per class (class 0's at 0).
+    intercept : ndarray of shape (1,) or (K,)
+    errors : float
+        Its weighted training errors (the minimum error's upper bound).
+    lower_bound : float
+        Certified lower bound on the fewest errors of the class.
+    status : str
+        ``"optimal"``, ``"feasible"`` or another :class:`~.._core.Status`.
+    gap : float
+        Relative gap between ``errors`` and ``lower_bound``.
+    solve_time : float
+        Seconds in the solvers.
+    solver_status : str
+        The last solver's own status.
+    warm_start : dict
+        ``source`` and ``n_errors`` of the model the search started from.
+    """
+
+    coef: object
+    intercept: object
+    errors: float
+    lower_bound: float
+    status: str
+    gap: float
+    solve_time: float
+    solver_status: str
+    warm_start: dict
+
+
+@dataclass(frozen=True)
 class FoundModel:
     """A verified model of the class, on the audited features.
 

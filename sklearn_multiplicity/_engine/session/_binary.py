@@ -26,7 +26,7 @@ from ..._core import (
 )
 from ..._mip import ConstraintContext, encode, realise
 from ...backends import get_backend
-from .._records import FoundModel, SessionSummary, WeightRange
+from .._records import FoundModel, MinErrorFit, SessionSummary, WeightRange
 from ..binary._ambiguity import AmbiguityCertifier
 from ..binary._audit import audit_tolerance, is_settled, read_discrepancy
 from ..binary._coefficients import coefficient_ranges
@@ -519,6 +519,24 @@ class AuditSession(Session):
             model.w, model.b, scaled=self.hypothesis.scaled
         )
         return FoundModel(coef, intercept, model.errors, model.source)
+
+    def min_error_record(self, fit):
+        """A :class:`MinErrorResult` as a :class:`MinErrorFit`."""
+        model = self.found_model(fit.model)
+        return MinErrorFit(
+            coef=model.coef.reshape(1, -1),
+            intercept=np.array([model.intercept]),
+            errors=model.errors,
+            lower_bound=fit.lower_bound,
+            status=fit.status.value,
+            gap=fit.gap,
+            solve_time=fit.solve_time,
+            solver_status=fit.solver_status.value,
+            warm_start={
+                "source": fit.warm_start.source,
+                "n_errors": fit.warm_start.errors,
+            },
+        )
 
     def min_error_bounds(self, limit, per_mip=None, *, progress=None):
         """Certified ``(lower, upper)`` on the fewest errors of the class,

@@ -149,6 +149,16 @@ class Session(abc.ABC):
         ``pattern`` another label (family's own form), or None."""
 
     @abc.abstractmethod
+    def min_error(self, deadline, *, progress=None):
+        """The certified minimum error of the class (the family's record);
+        ``progress(lower, upper)`` hears its band."""
+
+    @abc.abstractmethod
+    def min_error_record(self, fit):
+        """The family's minimum-error record ``fit`` as a
+        :class:`~.._records.MinErrorFit`."""
+
+    @abc.abstractmethod
     def found_model(self, model):
         """A verified model of the family as a
         :class:`~.._records.FoundModel` on the audited features (or None)."""

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..._core import TOLERANCE, Bounds, LabelCeilings
 from ..._core._multiclass import MulticlassBoxMargin, MulticlassProblem
-from .._records import FoundModel, SessionSummary, group_key
+from .._records import FoundModel, MinErrorFit, SessionSummary, group_key
 from ..multiclass._certifier import MulticlassCertifier
 from ..multiclass._path import multiclass_path
 from ..multiclass._people import LabelProofs, label_sets
@@ -118,6 +118,22 @@ class MulticlassSession(Session):
         coef[1:, problem.kept_columns] = per_unit
         intercept[1:] = b - per_unit @ problem.offset
         return coef, intercept
+
+    def min_error_record(self, fit):
+        """A ``MulticlassMinError`` as a :class:`MinErrorFit`."""
+        found = self.found_model(fit.model)
+        log = self.mip_log()
+        return MinErrorFit(
+            coef=found.coef,
+            intercept=found.intercept,
+            errors=found.errors,
+            lower_bound=fit.lower,
+            status=fit.status.value,
+            gap=(fit.upper - fit.lower) / fit.upper if fit.upper > 0 else 0.0,
+            solve_time=float(sum(entry["seconds"] for entry in log)),
+            solver_status=log[-1]["status"] if log else fit.status.value,
+            warm_start={"source": found.source, "n_errors": found.errors},
+        )
 
     def found_model(self, model):
         """A verified canonical model as a :class:`FoundModel` on the user's
