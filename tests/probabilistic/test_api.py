@@ -336,10 +336,10 @@ def test_random_state_and_verbose_are_parameters(data):
 def _chosen_people(monkeypatch, random_state, X, y):
     """The people whose range-attaining models the discrepancy tries, with a
     sample of 5 of the ambiguous people."""
-    from sklearn_multiplicity._probabilistic import _reading
+    from sklearn_multiplicity._probabilistic import _auditor
     from sklearn_multiplicity._probabilistic._level_set import LevelSet
 
-    monkeypatch.setattr(_reading, "MAX_FLIP_MODELS", 5)
+    monkeypatch.setattr(_auditor, "MAX_FLIP_MODELS", 5)
     seen = []
     attaining = LevelSet.attaining
 

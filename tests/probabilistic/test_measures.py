@@ -13,7 +13,7 @@ from sklearn_multiplicity import (
     probabilistic_ambiguity_scorer,
     vpr_width_scorer,
 )
-from sklearn_multiplicity._probabilistic._bounds import (
+from sklearn_multiplicity._probabilistic._ellipsoids import (
     inner_ellipsoid,
     outer_ellipsoid,
 )

@@ -13,7 +13,7 @@ from scipy.special import expit
 
 from sklearn_multiplicity import ProbabilisticAuditor
 from sklearn_multiplicity._engine import Deadline
-from sklearn_multiplicity._probabilistic._bounds import outer_ellipsoid
+from sklearn_multiplicity._probabilistic._ellipsoids import outer_ellipsoid
 from sklearn_multiplicity._probabilistic._solver import prob_gap
 from sklearn_multiplicity._probabilistic._walk import BoundaryWalk
 

@@ -162,17 +162,17 @@ def test_pipeline_and_clone():
 
 def test_verbose_reports_the_stages_of_the_label_reach(monkeypatch, capsys):
     from sklearn_multiplicity import _progress
-    from sklearn_multiplicity._probabilistic import _multinomial_walk
+    from sklearn_multiplicity._probabilistic import _label_walk
 
     monkeypatch.setattr(_progress, "TICK_SECONDS", 0.05)
-    walk = _multinomial_walk.LabelWalk._walk
+    walk = _label_walk.LabelWalk._walk
 
     def slow_walk(self, *args, **kwargs):  # the bar must move along the walk
         time.sleep(0.05)
         return walk(self, *args, **kwargs)
 
-    monkeypatch.setattr(_multinomial_walk.LabelWalk, "_walk", slow_walk)
-    monkeypatch.setattr(_multinomial_walk, "BLOCK_FLOATS", 1)  # 8 pairs a block
+    monkeypatch.setattr(_label_walk.LabelWalk, "_walk", slow_walk)
+    monkeypatch.setattr(_label_walk, "BLOCK_FLOATS", 1)  # 8 pairs a block
     X, y = three_labels(seed=2, n=60)
     quiet = ProbabilisticAuditor(_lr(), epsilon=EPS, total_time_limit=None)
     quiet.fit(X, y).reachable_labels()

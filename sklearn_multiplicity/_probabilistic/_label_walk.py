@@ -17,7 +17,7 @@ precision) and one product with ``H^-1``.
 Every model the walk evaluates inside the set (``F <= L - slack``) settles
 *yes* for every (person, label) it gives with a lead of at least ``shift``,
 not only the pair it was walking for. At every new point the tangent bound
-of :mod:`._multinomial_dual`, with the projection's multipliers, tries to
+of :mod:`._label_cone`, with the projection's multipliers, tries to
 settle *no*; it is tight where the walk converges.
 """
 
@@ -25,9 +25,9 @@ import threading
 
 import numpy as np
 
-from ._multinomial_dual import directions, tangent_bound
-from ._multinomial_margins import full_covariance, full_scores
-from ._multinomial_objective import row_grams
+from ._label_cone import directions, tangent_bound
+from ._objective import full_scores, row_grams
+from ._score_ellipsoids import full_covariance
 
 #: Projected Newton steps per pair.
 MAX_STEPS = 30
@@ -227,7 +227,7 @@ class LabelWalk:
         self.objective, self.theta_c, self.H_inv = objective, theta_c, H_inv
         self.level, self.shift, self.outer = level, shift, outer
         self.limit = level - slack_of(level)
-        F, g = objective.derivatives(theta_c[:, None])
+        F, g, _ = objective.derivatives(theta_c[:, None])
         self.value_c, self.grad_c = float(F[0]), g[:, 0]
 
     def run(self, rows, people, labels, harvest, deadline, max_steps=MAX_STEPS):
@@ -238,7 +238,7 @@ class LabelWalk:
         Returns
         -------
         refuted : ndarray (J,) of bool
-            Pairs certified out of reach (:mod:`._multinomial_dual`).
+            Pairs certified out of reach (:mod:`._label_cone`).
         """
         obj = self.objective
         J, K = len(people), obj.K

@@ -1,16 +1,16 @@
 """Which labels the models of a multinomial level set give each person.
 
-The stages of :meth:`~._multinomial.MultinomialLevelSet.label_reach`, cheapest
+The stages of :meth:`~._level_set.LevelSet.label_reach`, cheapest
 first, each settling what it can and passing the rest on:
 
 1. the baseline's own labels;
-2. the outer ellipsoid's certified *no* (:mod:`._multinomial_margins`);
+2. the outer ellipsoid's certified *no* (:mod:`._score_ellipsoids`);
 3. the inner ellipsoid's points: models of the set by its certificate, so a
    pair they reach costs no evaluation of ``F``
-   (:func:`~._multinomial_geometry.ellipsoid_witnesses`);
-4. the walk (:mod:`._multinomial_walk`): one evaluation of ``F`` over the
+   (:func:`~._score_ellipsoids.ellipsoid_witnesses`);
+4. the walk (:mod:`._label_walk`): one evaluation of ``F`` over the
    training rows per step, shared by every pair the model gives;
-5. the exact per-pair solver (:mod:`._multinomial_labels`).
+5. the exact per-pair solver (:mod:`._label_cone`).
 """
 
 import contextlib
@@ -23,9 +23,9 @@ from threadpoolctl import threadpool_limits
 
 from .._core import Bounds
 from .._engine import Deadline
-from ._multinomial_geometry import ellipsoid_witnesses
-from ._multinomial_labels import NO, OPEN, YES, ConeProblem, settle_pairs
-from ._multinomial_walk import Harvest, LabelWalk, slack_of
+from ._label_cone import NO, OPEN, YES, ConeProblem, settle_pairs
+from ._label_walk import Harvest, LabelWalk, slack_of
+from ._score_ellipsoids import ellipsoid_witnesses
 
 #: How each pair was settled.
 BASELINE, OUTER, WALK, EXACT, INNER = 0, 1, 2, 3, 4
@@ -70,7 +70,7 @@ class LabelReach:
 
 
 def reach_labels(level_set, X, eps, *, deadline=None, n_jobs=None, progress=None):
-    """The stages of :meth:`~._multinomial.MultinomialLevelSet.label_reach`
+    """The stages of :meth:`~._level_set.LevelSet.label_reach`
     (see there for the parameters)."""
     deadline = Deadline(None) if deadline is None else deadline
     obj, K = level_set.objective, level_set.objective.K
