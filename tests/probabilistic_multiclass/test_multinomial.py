@@ -140,7 +140,7 @@ def test_two_labels_agree_with_binary_auditor():
     lr = fitted(X, y)
     vpr = (
         ProbabilisticAuditor(
-            LogisticRegression(tol=1e-12, max_iter=10_000), epsilon=EPS
+            LogisticRegression(tol=1e-12, max_iter=10_000), log_loss_epsilon=EPS
         )
         .fit(X, y)
         .viable_prediction_range()

@@ -27,7 +27,7 @@ def _lr():
 @pytest.fixture(scope="module")
 def audited():
     X, y = three_labels(seed=2, n=24)
-    auditor = ProbabilisticAuditor(_lr(), epsilon=EPS, total_time_limit=None)
+    auditor = ProbabilisticAuditor(_lr(), log_loss_epsilon=EPS, total_time_limit=None)
     return X, y, auditor.fit(X, y)
 
 
@@ -127,20 +127,20 @@ def test_label_readings_raise_for_two_labels():
     rng = np.random.RandomState(0)
     X = rng.normal(size=(30, 2))
     y = (X[:, 0] + rng.normal(size=30) > 0).astype(int)
-    auditor = ProbabilisticAuditor(epsilon=EPS).fit(X, y)
+    auditor = ProbabilisticAuditor(log_loss_epsilon=EPS).fit(X, y)
     with pytest.raises(ValueError, match="three or more labels"):
         auditor.reachable_labels()
 
 
 def test_an_expired_time_limit_gives_bounds(audited, truth):
     X, y, _ = audited
-    auditor = ProbabilisticAuditor(_lr(), epsilon=EPS, total_time_limit=1e-9)
+    auditor = ProbabilisticAuditor(_lr(), log_loss_epsilon=EPS, total_time_limit=1e-9)
     auditor.fit(X, y)
     reach = auditor.reachable_labels().to_numpy()
     decided = (reach != "open") & (truth != "tie")
     assert np.array_equal(reach[decided], truth[decided])
     lower, upper = auditor.ambiguity_bounds()
-    exact = ProbabilisticAuditor(_lr(), epsilon=EPS).fit(X, y).ambiguity()
+    exact = ProbabilisticAuditor(_lr(), log_loss_epsilon=EPS).fit(X, y).ambiguity()
     assert lower <= exact <= upper
     if lower < upper:
         with pytest.warns(CertificationWarning):
@@ -150,8 +150,8 @@ def test_an_expired_time_limit_gives_bounds(audited, truth):
 def test_pipeline_and_clone():
     X, y = three_labels(seed=3, n=30)
     model = make_pipeline(StandardScaler(), _lr())
-    auditor = ProbabilisticAuditor(model, epsilon=EPS)
-    assert clone(auditor).get_params()["epsilon"] == EPS
+    auditor = ProbabilisticAuditor(model, log_loss_epsilon=EPS)
+    assert clone(auditor).get_params()["log_loss_epsilon"] == EPS
     auditor.fit(X * 10, y)
     assert "3 labels" in auditor.level_set_
     reach = auditor.reachable_labels(X[:5] * 10)
@@ -174,11 +174,11 @@ def test_verbose_reports_the_stages_of_the_label_reach(monkeypatch, capsys):
     monkeypatch.setattr(_label_walk.LabelWalk, "_walk", slow_walk)
     monkeypatch.setattr(_label_walk, "BLOCK_FLOATS", 1)  # 8 pairs a block
     X, y = three_labels(seed=2, n=60)
-    quiet = ProbabilisticAuditor(_lr(), epsilon=EPS, total_time_limit=None)
+    quiet = ProbabilisticAuditor(_lr(), log_loss_epsilon=EPS, total_time_limit=None)
     quiet.fit(X, y).reachable_labels()
     assert capsys.readouterr().err == ""
     auditor = ProbabilisticAuditor(
-        _lr(), epsilon=EPS, total_time_limit=None, verbose=1, n_jobs=1
+        _lr(), log_loss_epsilon=EPS, total_time_limit=None, verbose=1, n_jobs=1
     )
     status = auditor.fit(X, y).reachable_labels().to_numpy()
     shown = capsys.readouterr()
