@@ -32,7 +32,9 @@ def _frozen(X, y, **params):
 
 def test_clone_get_params_and_delegation(data):
     X, y = data
-    auditor = ProbabilisticAuditor(LogisticRegression(C=0.5), log_loss_epsilon=0.03, tol=1e-5)
+    auditor = ProbabilisticAuditor(
+        LogisticRegression(C=0.5), log_loss_epsilon=0.03, tol=1e-5
+    )
     copy = clone(auditor)
     assert copy.get_params()["log_loss_epsilon"] == 0.03
     assert copy.get_params()["estimator__C"] == 0.5
@@ -59,7 +61,9 @@ def test_pipeline_and_pandas_index_and_feature_names(data):
     train = auditor.viable_prediction_range()
     np.testing.assert_allclose(ranges["upper"], train["upper"].iloc[:5], atol=2e-4)
     # Standardising inside the pipeline = auditing the standardised data.
-    plain = ProbabilisticAuditor(log_loss_epsilon=0.02).fit(StandardScaler().fit_transform(X), y)
+    plain = ProbabilisticAuditor(log_loss_epsilon=0.02).fit(
+        StandardScaler().fit_transform(X), y
+    )
     np.testing.assert_allclose(
         plain.viable_prediction_range()["upper"], train["upper"].to_numpy(), atol=2e-4
     )
@@ -249,7 +253,9 @@ def test_a_time_limit_leaves_certified_brackets_and_more_time_settles_them():
     exact = ProbabilisticAuditor(log_loss_epsilon=0.05, total_time_limit=None).fit(X, y)
     full = exact.viable_prediction_range()
     assert full["certified"].all()
-    limited = ProbabilisticAuditor(log_loss_epsilon=0.05, total_time_limit=1e-9).fit(X, y)
+    limited = ProbabilisticAuditor(log_loss_epsilon=0.05, total_time_limit=1e-9).fit(
+        X, y
+    )
     quick = limited.viable_prediction_range()
     assert not quick["certified"].all()  # the closed forms leave ends open
     tol = 1e-4
@@ -272,7 +278,9 @@ def test_a_capped_block_bounds_each_request_and_leaves_the_cache_open():
     # deadline, unlimited ones included; a request outside it has more time
     # and solves the ends again.
     X, y = small_problem(3, n=300, d=6)
-    auditor = ProbabilisticAuditor(log_loss_epsilon=0.05, total_time_limit=None).fit(X, y)
+    auditor = ProbabilisticAuditor(log_loss_epsilon=0.05, total_time_limit=None).fit(
+        X, y
+    )
     with capped(Deadline(0.0)):
         assert not auditor.viable_prediction_range()["certified"].all()
     assert auditor.viable_prediction_range()["certified"].all()
@@ -474,7 +482,9 @@ def test_verbose_counts_the_ends_settled_while_a_stage_runs(monkeypatch, capsys)
 
     monkeypatch.setattr(_walk.BoundaryWalk, "_walk", slow_walk)
     X, y = small_problem(3, n=40, d=3)
-    auditor = ProbabilisticAuditor(log_loss_epsilon=0.02, refine="all", verbose=1, n_jobs=1)
+    auditor = ProbabilisticAuditor(
+        log_loss_epsilon=0.02, refine="all", verbose=1, n_jobs=1
+    )
     auditor.fit(X, y).viable_prediction_range()
     bars = capsys.readouterr().err.replace("\r", "\n").splitlines()
     counts = {

@@ -177,7 +177,9 @@ def test_display_from_estimator_and_its_alias_from_auditor_agree(fitted):
 
 def test_closed_forms_alone_bracket_the_exact_values(fitted):
     X, y, auditor = fitted
-    bounds = ProbabilisticAuditor(precise_lr(), log_loss_epsilon=0.02, refine="none").fit(X, y)
+    bounds = ProbabilisticAuditor(
+        precise_lr(), log_loss_epsilon=0.02, refine="none"
+    ).fit(X, y)
     lo, hi = bounds.ambiguity_bounds()
     assert lo <= auditor.ambiguity() <= hi
     r_bounds, r_exact = (
