@@ -513,53 +513,42 @@ class ProbabilisticAuditor(
             more labels, the same fields per class (columns ``(field,
             class)``), certified brackets of each class's probability.
         """
-        Z = self._audit_rows(X)
+        r = self._probabilities(self._eps(eps), self._audit_rows(X))
+        fields = {
+            "lower": r.lower_in,
+            "upper": r.upper_in,
+            "baseline": r.baseline,
+            "lower_bound": r.lower_out,
+            "upper_bound": r.upper_out,
+            "width": r.upper_in - r.lower_in,
+            "certified": (r.lower_in - r.lower_out <= self.tol)
+            & (r.upper_out - r.upper_in <= self.tol),
+        }
         index = self._row_index if X is None else _index_of(X)
-        if self._multiclass:
-            eps = self._eps(eps)
-            r = self._label_probabilities(eps, Z)
-            fields = {
-                "lower": r.lower_in,
-                "upper": r.upper_in,
-                "baseline": r.baseline,
-                "lower_bound": r.lower_out,
-                "upper_bound": r.upper_out,
-                "width": r.upper_in - r.lower_in,
-                "certified": (r.lower_in - r.lower_out <= self.tol)
-                & (r.upper_out - r.upper_in <= self.tol),
-            }
-            columns = pd.MultiIndex.from_product(
-                [list(fields), self.classes_], names=["field", "class"]
-            )
-            values = {
-                (field, c): block[:, k]
-                for field, block in fields.items()
-                for k, c in enumerate(self.classes_)
-            }
-            return pd.DataFrame(values, index=index, columns=columns)
-        rows = None if Z is None else self._level_set.objective.augment(Z)
-        ranges = self._ranges(eps, rows=rows)
-        b = ranges.bounds
-        frame = pd.DataFrame(
-            {
-                "lower": expit(b.lower_in),
-                "upper": expit(b.upper_in),
-                "baseline": expit(b.baseline),
-                "lower_bound": expit(b.lower_out),
-                "upper_bound": expit(b.upper_out),
-            },
-            index=index,
+        if not self._multiclass:
+            return pd.DataFrame(fields, index=index)
+        columns = pd.MultiIndex.from_product(
+            [list(fields), self.classes_], names=["field", "class"]
         )
-        frame["width"] = frame["upper"] - frame["lower"]
-        frame["certified"] = ranges.certified(self.tol)
-        return frame
+        values = {
+            (field, c): block[:, k]
+            for field, block in fields.items()
+            for k, c in enumerate(self.classes_)
+        }
+        return pd.DataFrame(values, index=index, columns=columns)
 
-    def _label_probabilities(self, eps, Z=None):
-        """K labels: the :class:`Brackets` of every label's probability."""
-        reach = self._reach(eps, Z)
-        return self._level_set.probability_ranges(
-            self._Z if Z is None else Z, eps, reach
-        )
+    def _probabilities(self, eps, Z=None):
+        """:class:`Brackets` of the probabilities of the training rows or of
+        the audit-space rows ``Z``: of the second class (n,) for two labels,
+        of every label (n, K) for K labels."""
+        if self._multiclass:
+            reach = self._reach(eps, Z)
+            rows = self._Z if Z is None else Z
+            return self._level_set.probability_ranges(rows, eps, reach)
+        rows = None if Z is None else self._level_set.objective.augment(Z)
+        b = self._ranges(eps, rows=rows).bounds
+        ends = (b.lower_out, b.lower_in, b.upper_in, b.upper_out, b.baseline)
+        return Brackets(*(expit(v) for v in ends))
 
     def reachable_labels(self, X=None, eps=None):
         """Which labels models of the level set give each person.
@@ -760,13 +749,7 @@ class ProbabilisticAuditor(
             :class:`CertificationWarning` when not pinned).
         """
         delta = check_epsilon(delta, name="delta")
-        eps = self._eps(eps)
-        if self._multiclass:
-            probabilities = self._label_probabilities(eps)
-        else:
-            b = self._ranges(eps).bounds
-            ends = (b.lower_out, b.lower_in, b.upper_in, b.upper_out, b.baseline)
-            probabilities = Brackets(*(expit(v) for v in ends))
+        probabilities = self._probabilities(self._eps(eps))
         b = _measures.delta_ambiguity(probabilities, self._weight, delta)
         return _value((b.lower, b.upper), "delta-ambiguity")
 
@@ -795,18 +778,15 @@ class ProbabilisticAuditor(
             person's models of the set found (baseline, witnesses, the inner
             ellipsoid's most probable points).
         """
-        if not self._multiclass:
-            ranges = self.viable_prediction_range(X, eps)
-            return pd.Series(
-                _measures.rashomon_capacity(ranges["lower"], ranges["upper"]),
-                index=ranges.index,
-                name="rashomon_capacity",
-            )
         eps, Z = self._eps(eps), self._audit_rows(X)
-        reach = self._reach(eps, Z)
-        rows = self._Z if Z is None else Z
-        lower, _ = self._level_set.rashomon_capacity(rows, eps, reach)
         index = self._row_index if X is None else _index_of(X)
+        if self._multiclass:
+            reach = self._reach(eps, Z)
+            rows = self._Z if Z is None else Z
+            lower, _ = self._level_set.rashomon_capacity(rows, eps, reach)
+        else:
+            r = self._probabilities(eps, Z)
+            lower = _measures.rashomon_capacity(r.lower_in, r.upper_in)
         return pd.Series(lower, index=index, name="rashomon_capacity")
 
     # -------------------------------------------------------------- models

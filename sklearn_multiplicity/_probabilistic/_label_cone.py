@@ -39,11 +39,10 @@ it, settle every label whose minimum is above the level.
 """
 
 import numpy as np
-from joblib import Parallel, delayed
 from scipy.optimize import nnls
-from threadpoolctl import threadpool_limits
 
-from ._objective import certified_minimum, full_scores
+from ._objective import certified_minimum, full_scores, level_slack
+from ._threads import in_threads
 
 #: Steps with the shared Hessian, then with the exact one.
 COMMON_STEPS = 40
@@ -78,7 +77,7 @@ class ConeProblem:
         self.objective, self.theta_c, self.H_inv = objective, theta_c, H_inv
         self.outer = outer
         self.level = level
-        self.slack = 1e-11 * (1 + abs(level))
+        self.slack = level_slack(level)
         self.shift = shift
 
     def project(self, theta, g, H_inv, row, label):
@@ -139,16 +138,11 @@ def settle_pairs(problem, rows, people, labels, *, deadline, n_jobs=None):
         Certified ``(lower, upper)`` of ``min F`` over the cone
         (``upper = inf`` when no model of the cone was evaluated).
     """
-    m = len(people)
-    chunks = [slice(s, s + BATCH) for s in range(0, m, BATCH)]
 
     def batch(s):
         return _batch(problem, rows[people[s]], labels[s], deadline)
 
-    with threadpool_limits(1):
-        parts = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(batch)(s) for s in chunks
-        )
+    parts = in_threads(batch, len(people), BATCH, n_jobs)
     if not parts:
         p = problem.objective.dim
         return np.empty(0, int), np.empty((p, 0)), np.empty((0, 2))

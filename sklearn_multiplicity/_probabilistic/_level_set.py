@@ -74,12 +74,6 @@ class Ranges:
     #: by a time limit).
     complete: bool = True
 
-    def certified(self, tol):
-        b = self.bounds
-        return (prob_gap(b.lower_out, b.lower_in) <= tol) & (
-            prob_gap(b.upper_in, b.upper_out) <= tol
-        )
-
 
 class LevelSet:
     """``{theta : F(theta) <= F(theta0) + eps}`` for one objective ``F``.

@@ -478,6 +478,11 @@ def describe(objective, C):
 
 
 # ------------------------------------------------------- the certified minimum
+def level_slack(level):
+    """Rounding margin of every comparison with the level ``L`` of the set."""
+    return 1e-11 * (1.0 + abs(level))
+
+
 def minimum(objective, theta0):
     """Certified ``(theta, lower, upper)`` of ``min F``, from ``theta0``.
 

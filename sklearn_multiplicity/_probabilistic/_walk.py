@@ -32,7 +32,8 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from ._ellipsoids import logistic_curvature, psi_below, quadratic_form
-from ._solver import in_batches, level_slack, prob_gap
+from ._objective import level_slack
+from ._solver import in_batches, prob_gap
 
 #: Rounds of the walk per end.
 MAX_ROUNDS = 8
