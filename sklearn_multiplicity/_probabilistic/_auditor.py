@@ -92,9 +92,9 @@ class ProbabilisticAuditor(
         closed-form bounds:
         ``"all"``, every end left wider than ``tol``; ``"threshold"``, only
         the ends that decide whether a person's thresholded decision can flip
-        (ambiguity stays exact, other ranges are reported as certified
-        brackets); ``"none"``, none (closed forms only, for very large
-        tables: every value is a certified bracket).
+        (faster on large tables: ambiguity stays exact, other ranges are
+        reported as certified brackets); ``"none"``, none (closed forms
+        only, for very large tables: every value is a certified bracket).
     n_jobs : int or None, default=None
         Parallel batches of the walk and the exact solver (joblib; ``-1``:
         every core).
