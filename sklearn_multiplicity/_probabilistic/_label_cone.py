@@ -233,8 +233,7 @@ def directions(objective, rows, labels, mu):
     """``E' D' mu`` (p, J): the gradient of ``mu . lead(theta)``."""
     w = -mu.copy()
     w[np.arange(len(labels)), labels] = mu.sum(axis=1)
-    J = len(labels)
-    return (w[:, 1:, None] * rows[:, None, :]).reshape(J, -1).T
+    return (w[:, 1:, None] * rows[:, None, :]).reshape(len(labels), objective.dim).T
 
 
 def tangent_bound(objective, outer, rows, labels, theta, F, g, mu):

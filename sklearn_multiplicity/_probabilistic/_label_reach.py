@@ -1,4 +1,4 @@
-"""Which labels the models of a multinomial level set give each person.
+"""Which labels the models of the level set give each person (K labels).
 
 The stages of :meth:`~._level_set.LevelSet.label_reach`, cheapest
 first, each settling what it can and passing the rest on:

@@ -310,6 +310,24 @@ def test_the_deprecated_time_limit_warns_and_still_limits_time():
         ProbabilisticAuditor(time_limit=-1.0).fit(X, y)
 
 
+def test_total_time_limit_is_the_time_of_one_tolerance_over_its_calls(monkeypatch):
+    # Every call is charged ten seconds (a fake clock): the first call at a
+    # tolerance spends its account, the next call at it gets no time (the
+    # closed forms), and another tolerance has its own account.
+    from types import SimpleNamespace
+
+    from sklearn_multiplicity._probabilistic import _auditor
+
+    ticks = iter(range(0, 10_000, 10))
+    monkeypatch.setattr(_auditor, "time", SimpleNamespace(perf_counter=ticks.__next__))
+    X, y = small_problem(3, n=300, d=6)
+    auditor = ProbabilisticAuditor(log_loss_epsilon=0.05, total_time_limit=5.0)
+    auditor.fit(X, y)
+    assert auditor.viable_prediction_range(X[:20])["certified"].all()
+    assert not auditor.viable_prediction_range(X[20:40])["certified"].all()
+    assert auditor.viable_prediction_range(X[20:40], eps=0.04)["certified"].all()
+
+
 EPSILON_RENAMED = re.escape(
     "`epsilon` was renamed `log_loss_epsilon` in 0.3 and will be removed in 0.5"
 )

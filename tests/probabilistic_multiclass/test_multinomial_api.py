@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from multinomial_truth import min_with_label, objective, three_labels
 from sklearn.base import clone
+from sklearn.datasets import load_iris
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -200,3 +201,16 @@ def test_verbose_reports_the_stages_of_the_label_reach(monkeypatch, capsys):
     assert np.all(status != "open")
     auditor.reachable_labels()  # cached: nothing computed, nothing said
     assert capsys.readouterr().err == ""
+
+
+def test_new_people_whom_no_inner_witness_reaches_get_ranges():
+    # A block of pairs without a witness of the inner ellipsoid to try once
+    # made the witnesses' directions fail to reshape.
+    X, y = load_iris(return_X_y=True)
+    auditor = ProbabilisticAuditor(
+        LogisticRegression(max_iter=1000), log_loss_epsilon=0.02
+    ).fit(X, y)
+    ranges = auditor.viable_prediction_range(X[:7] * 1.1)
+    assert len(ranges) == 7
+    assert np.all(ranges["lower"] <= ranges["baseline"])
+    assert np.all(ranges["baseline"] <= ranges["upper"])
