@@ -50,7 +50,7 @@ class ViablePredictionRangeDisplay:
     >>> rng = np.random.RandomState(0)
     >>> X = rng.normal(size=(80, 2))
     >>> y = (X[:, 0] + rng.normal(size=80) > 0).astype(int)
-    >>> auditor = ProbabilisticAuditor(epsilon=0.02).fit(X, y)
+    >>> auditor = ProbabilisticAuditor(log_loss_epsilon=0.02).fit(X, y)
     >>> ax = Figure().add_subplot()
     >>> display = ViablePredictionRangeDisplay.from_estimator(
     ...     auditor, ax=ax, alpha=0.5)
@@ -74,7 +74,7 @@ class ViablePredictionRangeDisplay:
             People to draw; ``None``: the training rows.
         eps : float, default=None
             Tolerance, in nats of mean log-loss; defaults to the auditor's
-            ``epsilon``.
+            ``log_loss_epsilon``.
         ax : matplotlib.axes.Axes, default=None
             Axes to draw on; a new figure when ``None``.
         **kwargs : dict

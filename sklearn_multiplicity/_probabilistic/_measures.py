@@ -1,4 +1,4 @@
-"""Measures of multiplicity read off certified score ranges.
+"""Measures of multiplicity read off certified ranges and models of the set.
 
 Each measure is a share of people (weighted) with certified bounds: the
 lower bound counts people decided by attained ends (models of the level
@@ -6,9 +6,10 @@ set), the upper bound those that the outer ends do not rule out.
 """
 
 import numpy as np
-from scipy.special import expit, logit
+from scipy.special import logit
 
 from .._core import Bounds
+from ._objective import full_scores
 
 
 def _share(mask, weight):
@@ -36,34 +37,45 @@ def ambiguity(bounds, weight, threshold):
     return Bounds(_share(sure, weight), _share(possible, weight))
 
 
-def delta_ambiguity(bounds, weight, delta):
-    """Certified bounds on the share of people whose probability some model
-    moves by more than ``delta`` from the baseline's."""
-    base = expit(bounds.baseline)
+def delta_ambiguity(probabilities, weight, delta):
+    """Certified bounds on the share of people whose probability (K labels:
+    of some label) some model moves by more than ``delta`` from the
+    baseline's; ``probabilities`` are the ranges' :class:`~._level_set.Brackets`."""
+    base = probabilities.baseline
 
     def moved(lower, upper):
-        return np.maximum(expit(upper) - base, base - expit(lower)) > delta
+        far = np.maximum(upper - base, base - lower) > delta
+        return far.reshape(len(weight), -1).any(axis=1)
 
-    sure = moved(bounds.lower_in, bounds.upper_in)
-    possible = moved(bounds.lower_out, bounds.upper_out)
+    sure = moved(probabilities.lower_in, probabilities.upper_in)
+    possible = moved(probabilities.lower_out, probabilities.upper_out)
     return Bounds(_share(sure, weight), _share(possible, weight))
 
 
-def discrepancy(rows, bounds, weight, threshold, candidates):
-    """Certified bounds on the largest share one model of the set flips.
+def changed_decisions(objective, rows, models, baseline, threshold=None):
+    """Blocks (n, m) saying whether each of the ``models`` (dim, M) decides
+    otherwise than the baseline for the augmented ``rows``: two labels, its
+    score against the logit of ``threshold`` (``baseline``: the positive
+    decisions); K labels, its most probable label (``baseline``: the
+    baseline's labels)."""
+    width = 64 if objective.is_multiclass else 256
+    for start in range(0, models.shape[1], width):
+        block = models[:, start : start + width]
+        if objective.is_multiclass:
+            z = full_scores(np.moveaxis(objective.scores(rows, block), 1, 2))
+            yield np.argmax(z, axis=2) != baseline[:, None]
+        else:
+            yield (rows @ block > threshold_logit(threshold)) != baseline[:, None]
 
-    Below: the best of ``candidates`` (p, K) models of the set; above: the
-    ambiguity's upper bound (every person a model flips is ambiguous).
-    """
-    tau = threshold_logit(threshold)
-    positive = bounds.baseline > tau
+
+def discrepancy(changed, weight, upper):
+    """Certified bounds on the largest share of decisions one model of the
+    set changes: below, the best of the blocks ``changed`` of
+    :func:`changed_decisions`; above, ``upper`` (the ambiguity's upper
+    bound: every person a model changes is ambiguous)."""
     best = 0.0
-    for start in range(0, candidates.shape[1], 256):
-        scores = rows @ candidates[:, start : start + 256]
-        flipped = (scores > tau) != positive[:, None]
-        share = weight @ flipped / weight.sum()
-        best = max(best, float(share.max(initial=0.0)))
-    upper = ambiguity(bounds, weight, threshold).upper
+    for moved in changed:
+        best = max(best, float((weight @ moved).max(initial=0.0) / weight.sum()))
     return Bounds(min(best, upper), upper)
 
 

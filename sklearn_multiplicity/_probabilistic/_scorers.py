@@ -22,7 +22,7 @@ def vpr_width_scorer(eps=None):
     ----------
     eps : float or None, default=None
         Tolerance, in nats of mean log-loss; ``None`` uses the auditor's
-        ``epsilon``.
+        ``log_loss_epsilon``.
 
     Returns
     -------
@@ -48,7 +48,7 @@ def vpr_width_scorer(eps=None):
     >>> scoring = {"width": vpr_width_scorer(),
     ...            "ambiguity": probabilistic_ambiguity_scorer()}
     >>> scores = cross_validate(
-    ...     ProbabilisticAuditor(epsilon=0.02), X, y, cv=2, scoring=scoring)
+    ...     ProbabilisticAuditor(log_loss_epsilon=0.02), X, y, cv=2, scoring=scoring)
     >>> bool(np.all((0 <= scores["test_width"]) & (scores["test_width"] <= 1)))
     True
     """
@@ -72,7 +72,7 @@ def probabilistic_ambiguity_scorer(eps=None, threshold=None):
     ----------
     eps : float or None, default=None
         Tolerance, in nats of mean log-loss; ``None`` uses the auditor's
-        ``epsilon``.
+        ``log_loss_epsilon``.
     threshold : float or None, default=None
         Decision threshold; ``None`` uses the auditor's ``threshold``.
 
@@ -96,7 +96,7 @@ def probabilistic_ambiguity_scorer(eps=None, threshold=None):
     >>> rng = np.random.RandomState(0)
     >>> X = rng.normal(size=(60, 3))
     >>> y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
-    >>> auditor = ProbabilisticAuditor(epsilon=0.02).fit(X[:40], y[:40])
+    >>> auditor = ProbabilisticAuditor(log_loss_epsilon=0.02).fit(X[:40], y[:40])
     >>> 0.0 <= probabilistic_ambiguity_scorer()(auditor, X[40:], y[40:]) <= 1.0
     True
     """

@@ -20,21 +20,15 @@ for all their gradients) and keeps its Hessian while its margins move little
 from functools import partial
 
 import numpy as np
-from joblib import Parallel, delayed
 from scipy.special import expit
-from threadpoolctl import threadpool_limits
 
-from ._objective import line_search
+from ._objective import level_slack, line_search
+from ._threads import in_threads
 
 #: Iterations of the joint Newton/Lagrangian search per end.
 MAX_ITER = 200
 #: Ends per batch.
 BATCH = 64
-
-
-def level_slack(level):
-    """Rounding margin of every comparison with the level ``L``."""
-    return 1e-11 * (1.0 + abs(level))
 
 
 def prob_gap(lower, upper):
@@ -83,14 +77,11 @@ def solve_ends(objective, C, theta_c, F_c, level, lower, upper, tol, **kwargs):
 
 def in_batches(solve, C, lower, upper, tol, width, n_jobs, *, progress=None, **kwargs):
     """``solve(C, lower, upper, tol, **kwargs)`` over batches of ``width``
-    columns, joined.
+    columns in threads (:func:`._threads.in_threads`), joined.
 
-    Batches of small matrices: one BLAS thread each, the batches in threads
-    (numpy releases the GIL), no copies of the data to worker processes.
     ``progress(settled)``, when given, hears how many ends each finished
     batch settled (brackets at most ``tol`` wide).
     """
-    chunks = [slice(s, s + width) for s in range(0, C.shape[1], width)]
 
     def batch(s):
         part = solve(C[:, s], lower[s], upper[s], tol, **kwargs)
@@ -98,10 +89,7 @@ def in_batches(solve, C, lower, upper, tol, width, n_jobs, *, progress=None, **k
             progress(int(np.count_nonzero(prob_gap(part[0], part[1]) <= tol)))
         return part
 
-    with threadpool_limits(1):
-        parts = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(batch)(s) for s in chunks
-        )
+    parts = in_threads(batch, C.shape[1], width, n_jobs)
     lo = np.concatenate([p[0] for p in parts])
     hi = np.concatenate([p[1] for p in parts])
     return lo, hi, np.concatenate([p[2] for p in parts], axis=1)

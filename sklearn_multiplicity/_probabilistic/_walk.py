@@ -16,7 +16,7 @@ Hessians (``rows x p^2``):
   ellipsoid's certificate), so along ``[b, theta]`` they move by at most
   ``2 R_i`` and the curvature of row ``i`` at ``b`` is at least
   ``phi''_i(theta_c) exp(-R_i)`` (self-concordance, ``|phi'''| <= phi''``);
-  with the Taylor bound of :mod:`._bounds`, ``Q = X' diag(2 a phi''(theta_c)
+  with the Taylor bound of :mod:`._ellipsoids`, ``Q = X' diag(2 a phi''(theta_c)
   exp(-R) psi(2 R)) X + diag(penalty)``. The extreme of ``c`` over that
   ellipsoid bounds every score from above; it is exact when ``g`` is along
   ``c`` and its error shrinks with the square of their misalignment, so a
@@ -31,8 +31,9 @@ Ends the walk leaves open keep their brackets for the exact solver.
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
-from ._bounds import logistic_curvature, psi_below, quadratic_form
-from ._solver import in_batches, level_slack, prob_gap
+from ._ellipsoids import logistic_curvature, psi_below, quadratic_form
+from ._objective import level_slack
+from ._solver import in_batches, prob_gap
 
 #: Rounds of the walk per end.
 MAX_ROUNDS = 8

@@ -32,9 +32,11 @@ def _frozen(X, y, **params):
 
 def test_clone_get_params_and_delegation(data):
     X, y = data
-    auditor = ProbabilisticAuditor(LogisticRegression(C=0.5), epsilon=0.03, tol=1e-5)
+    auditor = ProbabilisticAuditor(
+        LogisticRegression(C=0.5), log_loss_epsilon=0.03, tol=1e-5
+    )
     copy = clone(auditor)
-    assert copy.get_params()["epsilon"] == 0.03
+    assert copy.get_params()["log_loss_epsilon"] == 0.03
     assert copy.get_params()["estimator__C"] == 0.5
     with pytest.raises(NotFittedError):
         copy.viable_prediction_range()
@@ -52,14 +54,16 @@ def test_pipeline_and_pandas_index_and_feature_names(data):
     frame = pd.DataFrame(X * [1, 100, 0.01], columns=["a", "b", "c"])
     frame.index = [f"p{i}" for i in range(len(y))]
     model = make_pipeline(StandardScaler(), LogisticRegression())
-    auditor = ProbabilisticAuditor(model, epsilon=0.02).fit(frame, y)
+    auditor = ProbabilisticAuditor(model, log_loss_epsilon=0.02).fit(frame, y)
     assert list(auditor.feature_names_in_) == ["a", "b", "c"]
     ranges = auditor.viable_prediction_range(frame.iloc[:5])
     assert list(ranges.index) == ["p0", "p1", "p2", "p3", "p4"]
     train = auditor.viable_prediction_range()
     np.testing.assert_allclose(ranges["upper"], train["upper"].iloc[:5], atol=2e-4)
     # Standardising inside the pipeline = auditing the standardised data.
-    plain = ProbabilisticAuditor(epsilon=0.02).fit(StandardScaler().fit_transform(X), y)
+    plain = ProbabilisticAuditor(log_loss_epsilon=0.02).fit(
+        StandardScaler().fit_transform(X), y
+    )
     np.testing.assert_allclose(
         plain.viable_prediction_range()["upper"], train["upper"].to_numpy(), atol=2e-4
     )
@@ -214,7 +218,7 @@ def test_separable_data_without_penalty_is_refused():
 
 def test_bad_requests(data):
     X, y = data
-    auditor = ProbabilisticAuditor(epsilon=0.02).fit(X, y)
+    auditor = ProbabilisticAuditor(log_loss_epsilon=0.02).fit(X, y)
     for eps in (-0.1, np.nan, "0.1", True):
         with pytest.raises(ValueError, match="eps"):
             auditor.viable_prediction_range(eps=eps)
@@ -227,7 +231,7 @@ def test_bad_requests(data):
     with pytest.raises(ValueError, match="features"):
         auditor.viable_prediction_range(X[:, :2])
     with pytest.raises(ValueError):
-        ProbabilisticAuditor(epsilon=-1).fit(X, y)
+        ProbabilisticAuditor(log_loss_epsilon=-1).fit(X, y)
     with pytest.raises(ValueError):
         ProbabilisticAuditor(refine="some").fit(X, y)
 
@@ -246,10 +250,12 @@ def test_invariant_to_translating_the_features(data):
 
 def test_a_time_limit_leaves_certified_brackets_and_more_time_settles_them():
     X, y = small_problem(3, n=300, d=6)
-    exact = ProbabilisticAuditor(epsilon=0.05, total_time_limit=None).fit(X, y)
+    exact = ProbabilisticAuditor(log_loss_epsilon=0.05, total_time_limit=None).fit(X, y)
     full = exact.viable_prediction_range()
     assert full["certified"].all()
-    limited = ProbabilisticAuditor(epsilon=0.05, total_time_limit=1e-9).fit(X, y)
+    limited = ProbabilisticAuditor(log_loss_epsilon=0.05, total_time_limit=1e-9).fit(
+        X, y
+    )
     quick = limited.viable_prediction_range()
     assert not quick["certified"].all()  # the closed forms leave ends open
     tol = 1e-4
@@ -272,7 +278,9 @@ def test_a_capped_block_bounds_each_request_and_leaves_the_cache_open():
     # deadline, unlimited ones included; a request outside it has more time
     # and solves the ends again.
     X, y = small_problem(3, n=300, d=6)
-    auditor = ProbabilisticAuditor(epsilon=0.05, total_time_limit=None).fit(X, y)
+    auditor = ProbabilisticAuditor(log_loss_epsilon=0.05, total_time_limit=None).fit(
+        X, y
+    )
     with capped(Deadline(0.0)):
         assert not auditor.viable_prediction_range()["certified"].all()
     assert auditor.viable_prediction_range()["certified"].all()
@@ -287,7 +295,7 @@ def test_the_deprecated_time_limit_warns_and_still_limits_time():
     X, y = small_problem(3, n=300, d=6)
     # The old name wins over the new one while it is set.
     limited = ProbabilisticAuditor(
-        epsilon=0.05, total_time_limit=None, time_limit=1e-9
+        log_loss_epsilon=0.05, total_time_limit=None, time_limit=1e-9
     ).fit(X, y)
     with pytest.warns(FutureWarning, match=RENAMED):
         quick = limited.viable_prediction_range()
@@ -300,6 +308,49 @@ def test_the_deprecated_time_limit_warns_and_still_limits_time():
         assert limited.viable_prediction_range()["certified"].all()
     with pytest.raises(ValueError, match="time_limit"):
         ProbabilisticAuditor(time_limit=-1.0).fit(X, y)
+
+
+def test_total_time_limit_is_the_time_of_one_tolerance_over_its_calls(monkeypatch):
+    # Every call is charged ten seconds (a fake clock): the first call at a
+    # tolerance spends its account, the next call at it gets no time (the
+    # closed forms), and another tolerance has its own account.
+    from types import SimpleNamespace
+
+    from sklearn_multiplicity._probabilistic import _auditor
+
+    ticks = iter(range(0, 10_000, 10))
+    monkeypatch.setattr(_auditor, "time", SimpleNamespace(perf_counter=ticks.__next__))
+    X, y = small_problem(3, n=300, d=6)
+    auditor = ProbabilisticAuditor(log_loss_epsilon=0.05, total_time_limit=5.0)
+    auditor.fit(X, y)
+    assert auditor.viable_prediction_range(X[:20])["certified"].all()
+    assert not auditor.viable_prediction_range(X[20:40])["certified"].all()
+    assert auditor.viable_prediction_range(X[20:40], eps=0.04)["certified"].all()
+
+
+EPSILON_RENAMED = re.escape(
+    "`epsilon` was renamed `log_loss_epsilon` in 0.3 and will be removed in 0.5"
+)
+
+
+def test_the_deprecated_epsilon_warns_and_still_sets_the_tolerance(data):
+    X, y = data
+    # The old name wins over the new one while it is set.
+    old = ProbabilisticAuditor(log_loss_epsilon=0.2, epsilon=0.02)
+    with pytest.warns(FutureWarning, match=EPSILON_RENAMED):
+        old.fit(X, y)
+    new = ProbabilisticAuditor(log_loss_epsilon=0.02).fit(X, y)
+    assert old.objective_level() == new.objective_level()
+    pd.testing.assert_frame_equal(
+        old.viable_prediction_range(), new.viable_prediction_range()
+    )
+    assert clone(old).get_params()["epsilon"] == 0.02
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        assert ProbabilisticAuditor().get_params()["epsilon"] == "deprecated"
+        ProbabilisticAuditor(log_loss_epsilon=0.02).fit(X, y)
+    with pytest.raises(ValueError, match="epsilon"):
+        ProbabilisticAuditor(epsilon=-1.0).fit(X, y)
 
 
 def test_total_time_limit_round_trips_without_a_warning(data):
@@ -336,10 +387,10 @@ def test_random_state_and_verbose_are_parameters(data):
 def _chosen_people(monkeypatch, random_state, X, y):
     """The people whose range-attaining models the discrepancy tries, with a
     sample of 5 of the ambiguous people."""
-    from sklearn_multiplicity._probabilistic import _reading
+    from sklearn_multiplicity._probabilistic import _auditor
     from sklearn_multiplicity._probabilistic._level_set import LevelSet
 
-    monkeypatch.setattr(_reading, "MAX_FLIP_MODELS", 5)
+    monkeypatch.setattr(_auditor, "MAX_FLIP_MODELS", 5)
     seen = []
     attaining = LevelSet.attaining
 
@@ -348,7 +399,7 @@ def _chosen_people(monkeypatch, random_state, X, y):
         return attaining(self, ranges, index, *args)
 
     monkeypatch.setattr(LevelSet, "attaining", spy)
-    auditor = ProbabilisticAuditor(epsilon=0.05, random_state=random_state)
+    auditor = ProbabilisticAuditor(log_loss_epsilon=0.05, random_state=random_state)
     auditor.fit(X, y).discrepancy_bounds()
     monkeypatch.undo()
     return auditor, sorted(seen)
@@ -374,9 +425,9 @@ def test_random_state_seeds_the_sample_of_ambiguous_people(monkeypatch):
 
 def test_verbose_prints_a_line_per_stage_of_the_ranges(data, capsys):
     X, y = data
-    ProbabilisticAuditor(epsilon=0.02).fit(X, y).viable_prediction_range()
+    ProbabilisticAuditor(log_loss_epsilon=0.02).fit(X, y).viable_prediction_range()
     assert capsys.readouterr().err == ""
-    auditor = ProbabilisticAuditor(epsilon=0.02, verbose=1).fit(X, y)
+    auditor = ProbabilisticAuditor(log_loss_epsilon=0.02, verbose=1).fit(X, y)
     auditor.viable_prediction_range()
     shown = capsys.readouterr()
     assert shown.out == ""  # progress goes to stderr
@@ -396,11 +447,11 @@ def test_training_tables_keep_the_index_of_the_fitted_frame(data, index):
     frame = pd.DataFrame(X, columns=["a", "b", "c"])
     if index is not None:
         frame.index = pd.Index(index, name="person")
-    from_frame = ProbabilisticAuditor(epsilon=0.02).fit(frame, y)
+    from_frame = ProbabilisticAuditor(log_loss_epsilon=0.02).fit(frame, y)
     expected = frame.index if index is not None else pd.RangeIndex(len(y))
     pd.testing.assert_index_equal(from_frame.viable_prediction_range().index, expected)
     pd.testing.assert_index_equal(from_frame.rashomon_capacity().index, expected)
-    from_array = ProbabilisticAuditor(epsilon=0.02).fit(X, y)
+    from_array = ProbabilisticAuditor(log_loss_epsilon=0.02).fit(X, y)
     ranges = from_array.viable_prediction_range()
     pd.testing.assert_index_equal(ranges.index, pd.RangeIndex(len(y)))
     np.testing.assert_allclose(
@@ -429,7 +480,7 @@ def test_text_columns_are_named_unless_a_pipeline_encodes_them(data):
         ),
         LogisticRegression(),
     )
-    auditor = ProbabilisticAuditor(encoded, epsilon=0.02).fit(frame, y)
+    auditor = ProbabilisticAuditor(encoded, log_loss_epsilon=0.02).fit(frame, y)
     assert auditor.viable_prediction_range().shape[0] == len(y)
 
 
@@ -449,7 +500,9 @@ def test_verbose_counts_the_ends_settled_while_a_stage_runs(monkeypatch, capsys)
 
     monkeypatch.setattr(_walk.BoundaryWalk, "_walk", slow_walk)
     X, y = small_problem(3, n=40, d=3)
-    auditor = ProbabilisticAuditor(epsilon=0.02, refine="all", verbose=1, n_jobs=1)
+    auditor = ProbabilisticAuditor(
+        log_loss_epsilon=0.02, refine="all", verbose=1, n_jobs=1
+    )
     auditor.fit(X, y).viable_prediction_range()
     bars = capsys.readouterr().err.replace("\r", "\n").splitlines()
     counts = {

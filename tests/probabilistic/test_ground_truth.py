@@ -43,7 +43,9 @@ def _setting(name, seed=0):
 def test_ranges_match_scipy_constrained_extremes(name):
     X, y, weight, kw = _setting(name)
     eps = 0.02
-    auditor = ProbabilisticAuditor(CASES[name]["estimator"], epsilon=eps, tol=1e-6)
+    auditor = ProbabilisticAuditor(
+        CASES[name]["estimator"], log_loss_epsilon=eps, tol=1e-6
+    )
     auditor.fit(X, y, sample_weight=weight)
     ranges = auditor.viable_prediction_range()
     lr = auditor.estimator_
@@ -71,7 +73,7 @@ def test_ranges_match_scipy_constrained_extremes(name):
 def test_samples_of_the_level_set_never_leave_the_certified_ranges(name):
     X, y, weight, kw = _setting(name, seed=1)
     eps = 0.05
-    auditor = ProbabilisticAuditor(CASES[name]["estimator"], epsilon=eps)
+    auditor = ProbabilisticAuditor(CASES[name]["estimator"], log_loss_epsilon=eps)
     auditor.fit(X, y, sample_weight=weight)
     ranges = auditor.viable_prediction_range()
     lr = auditor.estimator_
@@ -88,7 +90,9 @@ def test_samples_of_the_level_set_never_leave_the_certified_ranges(name):
 
 def test_new_people_match_scipy():
     X, y = small_problem(2, n=50, d=3)
-    auditor = ProbabilisticAuditor(precise_lr(), epsilon=0.03, tol=1e-6).fit(X, y)
+    auditor = ProbabilisticAuditor(precise_lr(), log_loss_epsilon=0.03, tol=1e-6).fit(
+        X, y
+    )
     new = np.random.RandomState(5).normal(size=(4, 3)) * 2
     ranges = auditor.viable_prediction_range(new)
     lr = auditor.estimator_
@@ -126,7 +130,9 @@ def test_ranges_collapse_at_eps_zero_for_an_optimal_baseline():
 
 def test_extreme_models_are_in_the_set_and_attain_the_ends():
     X, y = small_problem(5, n=50, d=2)
-    auditor = ProbabilisticAuditor(LogisticRegression(), epsilon=0.05).fit(X, y)
+    auditor = ProbabilisticAuditor(LogisticRegression(), log_loss_epsilon=0.05).fit(
+        X, y
+    )
     ranges = auditor.viable_prediction_range()
     for i in (0, 13, 49, -1):
         low, high = auditor.extreme_models(i)

@@ -13,7 +13,7 @@ from sklearn_multiplicity import (
     probabilistic_ambiguity_scorer,
     vpr_width_scorer,
 )
-from sklearn_multiplicity._probabilistic._bounds import (
+from sklearn_multiplicity._probabilistic._ellipsoids import (
     inner_ellipsoid,
     outer_ellipsoid,
 )
@@ -23,7 +23,7 @@ from sklearn_multiplicity._probabilistic._measures import rashomon_capacity
 @pytest.fixture(scope="module")
 def fitted():
     X, y = small_problem(11, n=80, d=3, noise=2.0)
-    return X, y, ProbabilisticAuditor(precise_lr(), epsilon=0.02).fit(X, y)
+    return X, y, ProbabilisticAuditor(precise_lr(), log_loss_epsilon=0.02).fit(X, y)
 
 
 def blahut_arimoto(outputs, iters=3000):
@@ -74,7 +74,7 @@ def test_ambiguity_is_the_share_of_ranges_crossing_the_threshold(fitted):
 
 def test_refining_only_at_the_threshold_gives_the_same_ambiguity(fitted):
     X, y, auditor = fitted
-    fast = ProbabilisticAuditor(precise_lr(), epsilon=0.02, refine="threshold")
+    fast = ProbabilisticAuditor(precise_lr(), log_loss_epsilon=0.02, refine="threshold")
     fast.fit(X, y)
     assert fast.ambiguity() == auditor.ambiguity()
     r_fast, r_all = fast.viable_prediction_range(), auditor.viable_prediction_range()
@@ -135,7 +135,7 @@ def test_display_and_scorers(fitted):
     assert display.ax_ is ax and display.threshold_line_.get_ydata()[0] == 0.5
     assert len(display.line_.get_xdata()) == len(y)
     scores = cross_validate(
-        ProbabilisticAuditor(epsilon=0.02),
+        ProbabilisticAuditor(log_loss_epsilon=0.02),
         X,
         y,
         cv=2,
@@ -177,7 +177,9 @@ def test_display_from_estimator_and_its_alias_from_auditor_agree(fitted):
 
 def test_closed_forms_alone_bracket_the_exact_values(fitted):
     X, y, auditor = fitted
-    bounds = ProbabilisticAuditor(precise_lr(), epsilon=0.02, refine="none").fit(X, y)
+    bounds = ProbabilisticAuditor(
+        precise_lr(), log_loss_epsilon=0.02, refine="none"
+    ).fit(X, y)
     lo, hi = bounds.ambiguity_bounds()
     assert lo <= auditor.ambiguity() <= hi
     r_bounds, r_exact = (

@@ -13,7 +13,7 @@ from scipy.special import expit
 
 from sklearn_multiplicity import ProbabilisticAuditor
 from sklearn_multiplicity._engine import Deadline
-from sklearn_multiplicity._probabilistic._bounds import outer_ellipsoid
+from sklearn_multiplicity._probabilistic._ellipsoids import outer_ellipsoid
 from sklearn_multiplicity._probabilistic._solver import prob_gap
 from sklearn_multiplicity._probabilistic._walk import BoundaryWalk
 
@@ -28,7 +28,7 @@ CASES = {
 def _walk_of(name, seed=0, n=60, d=3, R_scale=1.0):
     params, eps = CASES[name]
     X, y = small_problem(seed, n=n, d=d)
-    auditor = ProbabilisticAuditor(precise_lr(**params), epsilon=eps).fit(X, y)
+    auditor = ProbabilisticAuditor(precise_lr(**params), log_loss_epsilon=eps).fit(X, y)
     level_set = auditor._level_set
     level = level_set.level(eps)
     delta = level - level_set.min_upper
@@ -97,7 +97,7 @@ def test_walk_settles_most_ends_on_its_own():
     settled = prob_gap(lower, upper) <= 1e-6
     assert settled.mean() > 0.9
     # The exact solver agrees with the walk's brackets where both finish.
-    ranges = auditor._ranges(auditor.epsilon)
+    ranges = auditor._ranges(auditor.log_loss_epsilon)
     n = len(rows)
     assert np.all(ranges.bounds.upper_out >= lower[:n] - 1e-9)
     assert np.all(ranges.bounds.upper_in <= upper[:n] + 1e-9)
@@ -128,7 +128,7 @@ def test_singular_curvature_leaves_everything_to_the_exact_solver():
 
 def test_ranges_with_the_walk_keep_their_models_in_the_set():
     X, y = small_problem(3, n=200, d=4)
-    auditor = ProbabilisticAuditor(precise_lr(), epsilon=0.05).fit(X, y)
+    auditor = ProbabilisticAuditor(precise_lr(), log_loss_epsilon=0.05).fit(X, y)
     ranges = auditor.viable_prediction_range()
     assert ranges["certified"].all()
     for i in (0, 57, 199):

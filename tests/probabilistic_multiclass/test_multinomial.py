@@ -14,13 +14,13 @@ from sklearn.svm import LinearSVC
 
 from sklearn_multiplicity._engine import Deadline
 from sklearn_multiplicity._probabilistic import ProbabilisticAuditor
-from sklearn_multiplicity._probabilistic._multinomial import (
-    MultinomialLevelSet,
+from sklearn_multiplicity._probabilistic._label_cone import NO, OPEN, YES
+from sklearn_multiplicity._probabilistic._level_set import (
+    LevelSet,
     _max_log_prob,
     blahut_arimoto,
 )
-from sklearn_multiplicity._probabilistic._multinomial_labels import NO, OPEN, YES
-from sklearn_multiplicity._probabilistic._multinomial_margins import full_scores
+from sklearn_multiplicity._probabilistic._objective import full_scores
 
 EPS = 0.03
 
@@ -29,7 +29,7 @@ EPS = 0.03
 def problem():
     X, y = three_labels()
     lr = fitted(X, y)
-    level_set = MultinomialLevelSet(lr, X, y)
+    level_set = LevelSet.of(lr, X, y)
     W0 = np.hstack([lr.coef_, lr.intercept_[:, None]])
     level = objective(W0, X, y, 1.0) + EPS
     return X, y, lr, level_set, W0, level, level_set.label_reach(X, EPS)
@@ -140,12 +140,12 @@ def test_two_labels_agree_with_binary_auditor():
     lr = fitted(X, y)
     vpr = (
         ProbabilisticAuditor(
-            LogisticRegression(tol=1e-12, max_iter=10_000), epsilon=EPS
+            LogisticRegression(tol=1e-12, max_iter=10_000), log_loss_epsilon=EPS
         )
         .fit(X, y)
         .viable_prediction_range()
     )
-    r = MultinomialLevelSet(lr, X, y).probability_ranges(X, EPS)
+    r = LevelSet.of(lr, X, y).probability_ranges(X, EPS)
     assert np.allclose(r.baseline[:, 1], vpr["baseline"], atol=1e-8)
     assert np.all(r.upper_out[:, 1] >= vpr["upper"] - 1e-7)
     assert np.all(r.lower_out[:, 1] <= vpr["lower"] + 1e-7)
@@ -173,10 +173,10 @@ def test_unsupported_estimators_raise(estimator):
     X, y = three_labels()
     estimator.fit(X, y)
     with pytest.raises(ValueError):
-        MultinomialLevelSet(estimator, X, y)
+        LevelSet.of(estimator, X, y)
 
 
 def test_regression_estimator_raises():
     X, y = three_labels()
     with pytest.raises(ValueError):
-        MultinomialLevelSet(LinearRegression().fit(X, y), X, y)
+        LevelSet.of(LinearRegression().fit(X, y), X, y)

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from multinomial_truth import min_with_label, objective, three_labels
 from sklearn.base import clone
+from sklearn.datasets import load_iris
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -27,7 +28,7 @@ def _lr():
 @pytest.fixture(scope="module")
 def audited():
     X, y = three_labels(seed=2, n=24)
-    auditor = ProbabilisticAuditor(_lr(), epsilon=EPS, total_time_limit=None)
+    auditor = ProbabilisticAuditor(_lr(), log_loss_epsilon=EPS, total_time_limit=None)
     return X, y, auditor.fit(X, y)
 
 
@@ -127,20 +128,20 @@ def test_label_readings_raise_for_two_labels():
     rng = np.random.RandomState(0)
     X = rng.normal(size=(30, 2))
     y = (X[:, 0] + rng.normal(size=30) > 0).astype(int)
-    auditor = ProbabilisticAuditor(epsilon=EPS).fit(X, y)
+    auditor = ProbabilisticAuditor(log_loss_epsilon=EPS).fit(X, y)
     with pytest.raises(ValueError, match="three or more labels"):
         auditor.reachable_labels()
 
 
 def test_an_expired_time_limit_gives_bounds(audited, truth):
     X, y, _ = audited
-    auditor = ProbabilisticAuditor(_lr(), epsilon=EPS, total_time_limit=1e-9)
+    auditor = ProbabilisticAuditor(_lr(), log_loss_epsilon=EPS, total_time_limit=1e-9)
     auditor.fit(X, y)
     reach = auditor.reachable_labels().to_numpy()
     decided = (reach != "open") & (truth != "tie")
     assert np.array_equal(reach[decided], truth[decided])
     lower, upper = auditor.ambiguity_bounds()
-    exact = ProbabilisticAuditor(_lr(), epsilon=EPS).fit(X, y).ambiguity()
+    exact = ProbabilisticAuditor(_lr(), log_loss_epsilon=EPS).fit(X, y).ambiguity()
     assert lower <= exact <= upper
     if lower < upper:
         with pytest.warns(CertificationWarning):
@@ -150,8 +151,8 @@ def test_an_expired_time_limit_gives_bounds(audited, truth):
 def test_pipeline_and_clone():
     X, y = three_labels(seed=3, n=30)
     model = make_pipeline(StandardScaler(), _lr())
-    auditor = ProbabilisticAuditor(model, epsilon=EPS)
-    assert clone(auditor).get_params()["epsilon"] == EPS
+    auditor = ProbabilisticAuditor(model, log_loss_epsilon=EPS)
+    assert clone(auditor).get_params()["log_loss_epsilon"] == EPS
     auditor.fit(X * 10, y)
     assert "3 labels" in auditor.level_set_
     reach = auditor.reachable_labels(X[:5] * 10)
@@ -162,23 +163,23 @@ def test_pipeline_and_clone():
 
 def test_verbose_reports_the_stages_of_the_label_reach(monkeypatch, capsys):
     from sklearn_multiplicity import _progress
-    from sklearn_multiplicity._probabilistic import _multinomial_walk
+    from sklearn_multiplicity._probabilistic import _label_walk
 
     monkeypatch.setattr(_progress, "TICK_SECONDS", 0.05)
-    walk = _multinomial_walk.LabelWalk._walk
+    walk = _label_walk.LabelWalk._walk
 
     def slow_walk(self, *args, **kwargs):  # the bar must move along the walk
         time.sleep(0.05)
         return walk(self, *args, **kwargs)
 
-    monkeypatch.setattr(_multinomial_walk.LabelWalk, "_walk", slow_walk)
-    monkeypatch.setattr(_multinomial_walk, "BLOCK_FLOATS", 1)  # 8 pairs a block
+    monkeypatch.setattr(_label_walk.LabelWalk, "_walk", slow_walk)
+    monkeypatch.setattr(_label_walk, "BLOCK_FLOATS", 1)  # 8 pairs a block
     X, y = three_labels(seed=2, n=60)
-    quiet = ProbabilisticAuditor(_lr(), epsilon=EPS, total_time_limit=None)
+    quiet = ProbabilisticAuditor(_lr(), log_loss_epsilon=EPS, total_time_limit=None)
     quiet.fit(X, y).reachable_labels()
     assert capsys.readouterr().err == ""
     auditor = ProbabilisticAuditor(
-        _lr(), epsilon=EPS, total_time_limit=None, verbose=1, n_jobs=1
+        _lr(), log_loss_epsilon=EPS, total_time_limit=None, verbose=1, n_jobs=1
     )
     status = auditor.fit(X, y).reachable_labels().to_numpy()
     shown = capsys.readouterr()
@@ -200,3 +201,16 @@ def test_verbose_reports_the_stages_of_the_label_reach(monkeypatch, capsys):
     assert np.all(status != "open")
     auditor.reachable_labels()  # cached: nothing computed, nothing said
     assert capsys.readouterr().err == ""
+
+
+def test_new_people_whom_no_inner_witness_reaches_get_ranges():
+    # A block of pairs without a witness of the inner ellipsoid to try once
+    # made the witnesses' directions fail to reshape.
+    X, y = load_iris(return_X_y=True)
+    auditor = ProbabilisticAuditor(
+        LogisticRegression(max_iter=1000), log_loss_epsilon=0.02
+    ).fit(X, y)
+    ranges = auditor.viable_prediction_range(X[:7] * 1.1)
+    assert len(ranges) == 7
+    assert np.all(ranges["lower"] <= ranges["baseline"])
+    assert np.all(ranges["baseline"] <= ranges["upper"])

@@ -9,19 +9,17 @@ from multinomial_truth import fitted, min_with_label, objective, three_labels
 from scipy.special import logsumexp
 
 from sklearn_multiplicity._engine import Deadline
-from sklearn_multiplicity._probabilistic._multinomial import MultinomialLevelSet
-from sklearn_multiplicity._probabilistic._multinomial_dual import leads, tangent_bound
-from sklearn_multiplicity._probabilistic._multinomial_geometry import (
-    ellipsoid_witnesses,
-)
-from sklearn_multiplicity._probabilistic._multinomial_margins import (
-    MarginProblem,
-    full_scores,
-)
-from sklearn_multiplicity._probabilistic._multinomial_walk import (
+from sklearn_multiplicity._probabilistic._label_cone import leads, tangent_bound
+from sklearn_multiplicity._probabilistic._label_walk import (
     Harvest,
     LabelWalk,
     _new_pairs,
+)
+from sklearn_multiplicity._probabilistic._level_set import LevelSet
+from sklearn_multiplicity._probabilistic._objective import full_scores
+from sklearn_multiplicity._probabilistic._score_ellipsoids import (
+    MarginProblem,
+    ellipsoid_witnesses,
 )
 
 EPS = 0.03
@@ -31,7 +29,7 @@ EPS = 0.03
 def level_set():
     X, y = three_labels(seed=1, n=40)
     lr = fitted(X, y)
-    return X, y, lr, MultinomialLevelSet(lr, X, y)
+    return X, y, lr, LevelSet.of(lr, X, y)
 
 
 def test_margins_bracket_sampled_points():
@@ -70,7 +68,7 @@ def test_tangent_bound_is_below_models_of_the_set(level_set):
     J = 12
     people, labels = rng.randint(len(X), size=J), rng.randint(K, size=J)
     theta = ls.center[:, None] + 0.5 * rng.normal(size=(obj.dim, J))
-    F, g = obj.derivatives(theta)
+    F, g, _ = obj.derivatives(theta)
     mu = rng.uniform(0, 1, size=(J, K))
     mu[np.arange(J), labels] = 0
     bound = tangent_bound(obj, outer, rows[people], labels, theta, F, g, mu)
@@ -185,7 +183,7 @@ def test_objective_sums_directly_and_shifted_alike(level_set):
         picked = np.take_along_axis(full, obj.labels[:, None, None], axis=2)[:, :, 0]
         expected = obj.a @ (logsumexp(full, axis=2) - picked)
         expected += obj.penalty_value(thetas)
-        value, grad = obj.derivatives(thetas)
+        value, grad, _ = obj.derivatives(thetas)
         assert np.all(np.isfinite(value)) and np.all(np.isfinite(grad))
         np.testing.assert_allclose(value, expected, rtol=1e-13)
         np.testing.assert_allclose(obj.value(thetas), expected, rtol=1e-13)
@@ -218,15 +216,15 @@ def test_harvest_samples_walked_models_before_recorded_ones(level_set):
 def test_an_expired_deadline_leaves_the_pairs_after_the_closed_forms_open(
     level_set, monkeypatch
 ):
-    from sklearn_multiplicity._probabilistic import _multinomial_reach
+    from sklearn_multiplicity._probabilistic import _label_reach
 
     def never(*args, **kwargs):
         raise AssertionError("a stage ran after the deadline")
 
     X, y, lr, ls = level_set
     full = ls.label_reach(X, EPS)  # no deadline
-    monkeypatch.setattr(_multinomial_reach, "_walk_stage", never)
-    monkeypatch.setattr(_multinomial_reach, "_exact_stage", never)
+    monkeypatch.setattr(_label_reach, "_walk_stage", never)
+    monkeypatch.setattr(_label_reach, "_exact_stage", never)
     stopped = ls.label_reach(X, EPS, deadline=Deadline(0))
     # Only the baseline's labels and the outer ellipsoid's refutations
     # (which cost no search) are settled; the inner stage stops too.

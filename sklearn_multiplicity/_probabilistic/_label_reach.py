@@ -1,16 +1,16 @@
-"""Which labels the models of a multinomial level set give each person.
+"""Which labels the models of the level set give each person (K labels).
 
-The stages of :meth:`~._multinomial.MultinomialLevelSet.label_reach`, cheapest
+The stages of :meth:`~._level_set.LevelSet.label_reach`, cheapest
 first, each settling what it can and passing the rest on:
 
 1. the baseline's own labels;
-2. the outer ellipsoid's certified *no* (:mod:`._multinomial_margins`);
+2. the outer ellipsoid's certified *no* (:mod:`._score_ellipsoids`);
 3. the inner ellipsoid's points: models of the set by its certificate, so a
    pair they reach costs no evaluation of ``F``
-   (:func:`~._multinomial_geometry.ellipsoid_witnesses`);
-4. the walk (:mod:`._multinomial_walk`): one evaluation of ``F`` over the
+   (:func:`~._score_ellipsoids.ellipsoid_witnesses`);
+4. the walk (:mod:`._label_walk`): one evaluation of ``F`` over the
    training rows per step, shared by every pair the model gives;
-5. the exact per-pair solver (:mod:`._multinomial_labels`).
+5. the exact per-pair solver (:mod:`._label_cone`).
 """
 
 import contextlib
@@ -18,14 +18,14 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from joblib import Parallel, delayed
-from threadpoolctl import threadpool_limits
 
 from .._core import Bounds
 from .._engine import Deadline
-from ._multinomial_geometry import ellipsoid_witnesses
-from ._multinomial_labels import NO, OPEN, YES, ConeProblem, settle_pairs
-from ._multinomial_walk import Harvest, LabelWalk, slack_of
+from ._label_cone import NO, OPEN, YES, ConeProblem, settle_pairs
+from ._label_walk import Harvest, LabelWalk
+from ._objective import level_slack
+from ._score_ellipsoids import ellipsoid_witnesses
+from ._threads import in_threads
 
 #: How each pair was settled.
 BASELINE, OUTER, WALK, EXACT, INNER = 0, 1, 2, 3, 4
@@ -70,7 +70,7 @@ class LabelReach:
 
 
 def reach_labels(level_set, X, eps, *, deadline=None, n_jobs=None, progress=None):
-    """The stages of :meth:`~._multinomial.MultinomialLevelSet.label_reach`
+    """The stages of :meth:`~._level_set.LevelSet.label_reach`
     (see there for the parameters)."""
     deadline = Deadline(None) if deadline is None else deadline
     obj, K = level_set.objective, level_set.objective.K
@@ -83,7 +83,7 @@ def reach_labels(level_set, X, eps, *, deadline=None, n_jobs=None, progress=None
     level = level_set.level(eps)
     harvest = Harvest(obj, rows, shift)
     # The baseline is in the set by definition (F = level - eps).
-    harvest.add(level_set.theta0[:, None], level + slack_of(level))
+    harvest.add(level_set.theta0[:, None], level + level_slack(level))
     status = np.full((n, K), OPEN)
     settled = np.full((n, K), -1)
     status[np.arange(n), baseline] = YES
@@ -149,7 +149,8 @@ def _walk_stage(walk, rows, status, settled, harvest, deadline, n_jobs, progress
             count(int(refuted.sum()))
             return refuted
 
-        refuted = _in_chunks(run, people.size, n_jobs)
+        parts = in_threads(run, people.size, CHUNK, n_jobs)
+    refuted = np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
     status[people[refuted], labels[refuted]] = NO
     settled[people[refuted], labels[refuted]] = WALK
     _mark_reached(harvest, status, settled, WALK)
@@ -200,14 +201,3 @@ def _stage_line(progress, name, status, people, labels, start, detail, rest):
 def _mark_reached(harvest, status, settled, stage):
     new = harvest.reached & (status == OPEN)
     status[new], settled[new] = YES, stage
-
-
-def _in_chunks(run, size, n_jobs):
-    """``run(slice)`` over chunks of ``range(size)`` in threads; the masks
-    they return, joined."""
-    chunks = [slice(s, s + CHUNK) for s in range(0, size, CHUNK)]
-    with threadpool_limits(1):
-        parts = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(run)(c) for c in chunks
-        )
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)

@@ -18,8 +18,13 @@ at once by projected gradient descent on ``phi`` over the simplex.
 
 import numpy as np
 
+from ._label_cone import RADIUS_SLACK, directions, leads
+from ._objective import full_scores
+
 #: Iterations of the projected gradient descent.
 MAX_ITER = 150
+#: Pairs per block of the witnesses of :func:`ellipsoid_witnesses`.
+WITNESS_BLOCK = 8192
 
 
 def full_covariance(G):
@@ -29,11 +34,6 @@ def full_covariance(G):
     full = np.zeros((n, k + 1, k + 1))
     full[:, 1:, 1:] = G
     return full
-
-
-def full_scores(z):
-    """Scores of all K classes, class 0 at 0: (..., K)."""
-    return np.concatenate([np.zeros(z.shape[:-1] + (1,)), z], axis=-1)
 
 
 def _project_simplex(v, allowed):
@@ -139,3 +139,73 @@ class MarginProblem:
         point = np.where(np.isfinite(point), point, self.s[idx])
         lead = point[np.arange(len(idx)), self.labels[idx]][:, None] - point
         return np.where(self.allowed[idx], lead, np.inf).min(axis=1)
+
+
+def ellipsoid_witnesses(objective, ell, rows, people, labels, lead, deadline=None):
+    """Models of the ellipsoid ``ell`` giving each pair's person its label.
+
+    Per pair, the point of ``ell`` with the largest least margin of the
+    label (:class:`MarginProblem`), kept when every rival trails it by at
+    least ``lead`` (checked on the model's own scores).
+
+    Parameters
+    ----------
+    objective : MultinomialObjective
+    ell : Ellipsoid
+    rows : ndarray (n_people, q)
+        The people's augmented rows.
+    people, labels : ndarray (J,)
+        The pairs.
+    lead : float
+    deadline : Deadline or None, default=None
+        Checked between blocks of pairs; the pairs of the blocks it stops
+        are not found.
+
+    Returns
+    -------
+    found : ndarray (J,) of bool
+    models : ndarray (p, found.sum())
+        The witnesses of the found pairs, in their order.
+    """
+    found = np.zeros(len(people), dtype=bool)
+    models = [np.empty((objective.dim, 0))]
+    radius = np.sqrt(ell.radius2) * (1 - RADIUS_SLACK)
+    for start in range(0, len(people), WITNESS_BLOCK):
+        if deadline is not None and deadline.expired():
+            break
+        block = np.arange(start, min(start + WITNESS_BLOCK, len(people)))
+        ok, theta = _block_witnesses(
+            objective, ell, rows, people[block], labels[block], lead, radius
+        )
+        found[block[ok]] = True
+        models.append(theta)
+    return found, np.hstack(models)
+
+
+def _block_witnesses(objective, ell, rows, people, labels, lead, radius):
+    """:func:`ellipsoid_witnesses` of one block of pairs."""
+    # One score ellipsoid per person, shared by the person's pairs.
+    unique, where = np.unique(people, return_inverse=True)
+    z_c, G = ell.image(objective, rows[unique])
+    G = full_covariance(G)[where]
+    problem = MarginProblem(full_scores(z_c)[where], G, labels, radius)
+    pair_rows = rows[people]
+
+    def decided(upper, lower):
+        return (upper < 2 * lead) | (lower > 2 * lead)
+
+    _, lower, w = problem.solve(decided=decided)
+    tried = np.flatnonzero(lower > 2 * lead)
+    w, pair_rows, labels = w[tried], pair_rows[tried], labels[tried]
+    mu = -w  # the rivals' multipliers (they sum to 1)
+    mu[np.arange(tried.size), labels] = 0.0
+    norm = np.sqrt(np.einsum("jk,jkl,jl->j", w, G[tried], w))
+    # The maximiser of w . s over the ellipsoid, in parameters.
+    step = ell.Q_inv @ directions(objective, pair_rows, labels, mu)
+    theta = ell.center[:, None] + step * (radius / norm)
+    ahead = leads(objective, pair_rows, theta, labels)
+    ahead[np.arange(tried.size), labels] = np.inf
+    ok = ahead.min(axis=1) >= lead
+    found = np.zeros(len(lower), dtype=bool)
+    found[tried[ok]] = True
+    return found, theta[:, ok]

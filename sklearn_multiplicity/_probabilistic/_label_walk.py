@@ -17,7 +17,7 @@ precision) and one product with ``H^-1``.
 Every model the walk evaluates inside the set (``F <= L - slack``) settles
 *yes* for every (person, label) it gives with a lead of at least ``shift``,
 not only the pair it was walking for. At every new point the tangent bound
-of :mod:`._multinomial_dual`, with the projection's multipliers, tries to
+of :mod:`._label_cone`, with the projection's multipliers, tries to
 settle *no*; it is tight where the walk converges.
 """
 
@@ -25,9 +25,9 @@ import threading
 
 import numpy as np
 
-from ._multinomial_dual import directions, tangent_bound
-from ._multinomial_margins import full_covariance, full_scores
-from ._multinomial_objective import row_grams
+from ._label_cone import directions, tangent_bound
+from ._objective import full_scores, level_slack, row_grams
+from ._score_ellipsoids import full_covariance
 
 #: Projected Newton steps per pair.
 MAX_STEPS = 30
@@ -35,11 +35,6 @@ MAX_STEPS = 30
 SWEEPS = 25
 #: Floats of one (rows x labels x pairs) block of scores.
 BLOCK_FLOATS = 6_000_000
-
-
-def slack_of(level):
-    """Rounding margin of every comparison with the level ``L``."""
-    return 1e-11 * (1.0 + abs(level))
 
 
 class Harvest:
@@ -226,8 +221,8 @@ class LabelWalk:
     def __init__(self, objective, theta_c, H_inv, level, shift, outer):
         self.objective, self.theta_c, self.H_inv = objective, theta_c, H_inv
         self.level, self.shift, self.outer = level, shift, outer
-        self.limit = level - slack_of(level)
-        F, g = objective.derivatives(theta_c[:, None])
+        self.limit = level - level_slack(level)
+        F, g, _ = objective.derivatives(theta_c[:, None])
         self.value_c, self.grad_c = float(F[0]), g[:, 0]
 
     def run(self, rows, people, labels, harvest, deadline, max_steps=MAX_STEPS):
@@ -238,7 +233,7 @@ class LabelWalk:
         Returns
         -------
         refuted : ndarray (J,) of bool
-            Pairs certified out of reach (:mod:`._multinomial_dual`).
+            Pairs certified out of reach (:mod:`._label_cone`).
         """
         obj = self.objective
         J, K = len(people), obj.K
@@ -312,7 +307,7 @@ class LabelWalk:
 
     def _refuted(self, rows, labels, theta, value, g, mu):
         """Pairs the tangent bound at ``theta`` certifies out of reach."""
-        obj, level = self.objective, self.level + slack_of(self.level)
+        obj, level = self.objective, self.level + level_slack(self.level)
         return tangent_bound(obj, self.outer, rows, labels, theta, value, g, mu) > level
 
     def _project(self, u, rows, labels, G):

@@ -1,9 +1,10 @@
-"""Exact label reachability: can a model of the level set give person i label l?
+"""The cone of a (person, label) pair: can a model of the level set give
+person i label l?
 
 The models giving ``l`` (``s_l >= s_m`` for every m) form a convex cone, so
 the question is whether ``min F`` over the cone is at most the level ``L``.
-Most pairs are settled before (:mod:`._multinomial`): the baseline's labels,
-the outer ellipsoid's refutations and the walk (:mod:`._multinomial_walk`).
+Most pairs are settled before (:mod:`._label_reach`): the baseline's labels,
+the outer ellipsoid's refutations and the walk (:mod:`._label_walk`).
 The pairs they leave are solved here, one at a time, by projected Newton on
 the cone: each step minimises the quadratic model of ``F`` over the cone, a
 non-negative least squares problem in the person's ``K - 1`` free scores.
@@ -11,7 +12,7 @@ non-negative least squares problem in the person's ``K - 1`` free scores.
 - **yes**: an iterate in the cone with ``F <= L`` (evaluated; the cone with a
   small lead ``shift``, so the witness wins strictly);
 - **no**: at the converged iterate the model's multipliers ``mu >= 0`` give
-  the tangent bound of :mod:`._multinomial_dual`, or else ``min_cone F >=
+  the tangent bound below, or else ``min_cone F >=
   min_theta F(theta) - mu . D z(theta)`` (weak duality), a smooth minimum
   certified by :func:`certified_minimum`; above ``L`` either proves the
   label out of reach.
@@ -19,21 +20,37 @@ non-negative least squares problem in the person's ``K - 1`` free scores.
 Steps first use the minimiser's Hessian, shared by every pair (one product
 per step); pairs that do not settle then take exact Newton steps with their
 own Hessian.
+
+**The tangent bound** (certified *no*, also used by the walk). ``F`` is
+convex, so at any point ``b`` (inside the set or not) with value ``F_b`` and
+gradient ``g``, ``F(theta) >= F_b + g . (theta - b)`` for every
+``theta``. Write ``g = E' D' mu + r`` with multipliers ``mu >= 0`` of the
+rivals of label ``l`` (``E' D' mu . theta = mu . lead(theta)``, the leads
+``s_l - s_m`` of the person's scores). Every model of the cone giving ``l``
+has ``mu . lead(theta) >= 0``, and every model of the set lies in the outer
+ellipsoid ``{(theta - c)' Q (theta - c) <= rho^2}``, so on both
+
+    F(theta) >= F_b - mu . lead(b) + r . (c - b) - rho ||r||_{Q^-1}.
+
+When that exceeds the level ``L`` the label is out of reach. At the minimiser
+of ``F`` over the cone ``g`` lies in the cone's normal directions (``r = 0``)
+and the bound is ``min_cone F`` itself, so the walk's points, which approach
+it, settle every label whose minimum is above the level.
 """
 
 import numpy as np
-from joblib import Parallel, delayed
-from threadpoolctl import threadpool_limits
+from scipy.optimize import nnls
 
-from ._multinomial_dual import tangent_bound
-from ._multinomial_geometry import cone_distance, margin_matrix
-from ._multinomial_objective import certified_minimum
+from ._objective import certified_minimum, full_scores, level_slack
+from ._threads import in_threads
 
 #: Steps with the shared Hessian, then with the exact one.
 COMMON_STEPS = 40
 EXACT_STEPS = 12
 #: Pairs per batch.
 BATCH = 32
+#: Relative margin of every certified comparison with a radius.
+RADIUS_SLACK = 1e-9
 #: Reachable, unreachable, open (numerically tied or stopped by a deadline).
 YES, NO, OPEN = 1, 0, -1
 
@@ -52,15 +69,15 @@ class ConeProblem:
     shift : float
         Lead of the witnesses' label over the others.
     outer : Ellipsoid or None
-        Holds the level set: the tangent bound of :mod:`._multinomial_dual`
-        is tried before the Lagrangian one.
+        Holds the level set: the tangent bound (:func:`tangent_bound`) is
+        tried before the Lagrangian one.
     """
 
     def __init__(self, objective, theta_c, H_inv, level, shift, outer=None):
         self.objective, self.theta_c, self.H_inv = objective, theta_c, H_inv
         self.outer = outer
         self.level = level
-        self.slack = 1e-11 * (1 + abs(level))
+        self.slack = level_slack(level)
         self.shift = shift
 
     def project(self, theta, g, H_inv, row, label):
@@ -121,16 +138,11 @@ def settle_pairs(problem, rows, people, labels, *, deadline, n_jobs=None):
         Certified ``(lower, upper)`` of ``min F`` over the cone
         (``upper = inf`` when no model of the cone was evaluated).
     """
-    m = len(people)
-    chunks = [slice(s, s + BATCH) for s in range(0, m, BATCH)]
 
     def batch(s):
         return _batch(problem, rows[people[s]], labels[s], deadline)
 
-    with threadpool_limits(1):
-        parts = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(batch)(s) for s in chunks
-        )
+    parts = in_threads(batch, len(people), BATCH, n_jobs)
     if not parts:
         p = problem.objective.dim
         return np.empty(0, int), np.empty((p, 0)), np.empty((0, 2))
@@ -154,7 +166,7 @@ def _batch(problem, rows, labels, deadline):
         if active.size == 0 or deadline.expired():
             break
         exact = step >= COMMON_STEPS
-        F, g = obj.derivatives(theta[:, active])
+        F, g, _ = obj.derivatives(theta[:, active])
         done = np.zeros(active.size, dtype=bool)
         for j, b in enumerate(active):
             row, lab = rows[b], labels[b]
@@ -206,3 +218,69 @@ def _inverse(obj, theta):
         return np.linalg.inv(H)
     except np.linalg.LinAlgError:
         return np.linalg.pinv(H)
+
+
+def leads(objective, rows, theta, labels):
+    """Leads ``s_l - s_m`` (J, K) of each pair's label at its model
+    ``theta[:, j]`` (``0`` at ``m = l``)."""
+    V = theta.T.reshape(theta.shape[1], objective.K - 1, objective.q)
+    s = full_scores(np.einsum("jkq,jq->jk", V, rows))
+    j = np.arange(len(labels))
+    return s[j, labels][:, None] - s
+
+
+def directions(objective, rows, labels, mu):
+    """``E' D' mu`` (p, J): the gradient of ``mu . lead(theta)``."""
+    w = -mu.copy()
+    w[np.arange(len(labels)), labels] = mu.sum(axis=1)
+    return (w[:, 1:, None] * rows[:, None, :]).reshape(len(labels), objective.dim).T
+
+
+def tangent_bound(objective, outer, rows, labels, theta, F, g, mu):
+    """Certified lower bounds (J,) on ``F`` over the models of the outer
+    ellipsoid ``outer`` giving each pair's label (module docstring), from
+    the points ``theta`` (p, J), their values ``F`` and gradients ``g`` (in
+    double precision) and multipliers ``mu`` (J, K)."""
+    mu = np.maximum(mu, 0.0)
+    r = g - directions(objective, rows, labels, mu)
+    lead = leads(objective, rows, theta, labels)
+    Qr = outer.Q_inv @ r
+    norm = np.sqrt(np.maximum(np.einsum("pj,pj->j", r, Qr), 0.0))
+    shift = np.einsum("pj,pj->j", r, outer.center[:, None] - theta)
+    linear = np.einsum("jk,jk->j", mu, lead)
+    bound = F - linear + shift - np.sqrt(outer.radius2) * norm
+    # Rounding of the terms (each computed in double precision).
+    size = np.abs(F) + np.abs(linear) + np.abs(shift) + np.sqrt(outer.radius2) * norm
+    return bound - 1e-10 * (1.0 + size)
+
+
+def margin_matrix(K, label):
+    """``D`` (K-1, K-1) with ``D z = (s_label - s_m)`` over ``m != label``."""
+    full = np.zeros((K - 1, K))
+    others = [m for m in range(K) if m != label]
+    for r, m in enumerate(others):
+        full[r, label] += 1.0
+        full[r, m] -= 1.0
+    return full[:, 1:]
+
+
+def cone_distance(z_c, G, K, label, shift=0.0):
+    """``min (z - z_c)' G^-1 (z - z_c)`` over the scores ``z`` where
+    ``label`` leads every other class by at least ``shift``.
+
+    Returns ``(value, lower, z)``: the value of the minimiser ``z`` (NNLS in
+    the margins) and a certified lower bound on the minimum (its dual bound,
+    up to rounding).
+    """
+    D = margin_matrix(K, label)
+    D_inv = np.linalg.inv(D)
+    scale = np.trace(G) / len(G) + 1e-300
+    # A ridge can only enlarge the ellipsoid: lower distances stay certified.
+    L = np.linalg.cholesky(G + 1e-12 * scale * np.eye(len(G)))
+    A = np.linalg.solve(L, D_inv)
+    b = np.linalg.solve(L, z_c - shift * D_inv.sum(axis=1))
+    w, rnorm = nnls(A, b, maxiter=50 * len(b))
+    y = b - A @ w
+    dual = 2 * y @ b - y @ y if np.max(A.T @ y) <= 1e-12 * (1 + np.abs(b).max()) else 0
+    lower = max(min(rnorm**2, dual), 0.0) * (1 - RADIUS_SLACK)
+    return rnorm**2, lower, D_inv @ (w + shift)
