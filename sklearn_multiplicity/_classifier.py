@@ -228,47 +228,74 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
 def open_session(classifier, X, y, sample_weight, groups=None, **engine):
     """Validate the data of ``classifier`` (a :class:`ZeroOneLinearClassifier`
     or the default baseline of an audit); the session of its MIPs, of the
-    family of its target (two labels or K).
-
-    ``engine`` (``n_jobs``, ``strategy``) sets up a two-label session for
-    an audit that reuses this fit (:class:`MultiplicityAuditor`).
-    """
+    family of its target (two labels or K; see :func:`session_of`)."""
     check_no_text(X, type(classifier).__name__)
     X, y = validate_data(classifier, X, y, dtype=np.float64, ensure_all_finite=True)
     weight = check_weights(sample_weight, X)
-    threads = resolve_threads(classifier.n_jobs)
     if is_multiclass(y):
         classifier.classes_, labels = check_multiclass_target(y)
-        K = classifier.classes_.size
-        if classifier.constraints:
-            require(MulticlassSession, "constraints", n_classes=K)
-        if classifier.weights == "integer":
+    else:
+        classifier.classes_, labels = check_binary_target(y)
+    names = getattr(classifier, "feature_names_in_", None)
+    return session_of(
+        classifier, X, labels, weight, classifier.classes_.size, groups, names, **engine
+    )
+
+
+def session_of(settings, X, labels, weight, n_classes, groups, names, **engine):
+    """The session of the MIPs on ``X`` (the audit space) with label indices
+    ``labels`` and row weights ``weight``: two labels or K.
+
+    Parameters
+    ----------
+    settings : ZeroOneLinearClassifier or MultiplicityAuditor
+        Whose solver and class parameters (``solver``, ``weights``,
+        ``margin``, ``max_weight``, ``cuts``, ``n_jobs``, ``random_state``,
+        ``verbose``, ``constraints``) set the session up.
+    n_classes : int
+    groups : ndarray or None
+        The group of every row, for a ``GroupRateGap`` without its own.
+    names : sequence of str or None
+        The columns' names.
+    **engine
+        ``n_jobs`` and ``strategy`` of a two-label session that an audit
+        reuses.
+
+    Raises
+    ------
+    UnsupportedCapability
+        Constraints or integer weights with more than two labels.
+    """
+    threads = resolve_threads(settings.n_jobs)
+    if n_classes > 2:
+        if settings.constraints:
+            require(MulticlassSession, "constraints", n_classes=n_classes)
+        if settings.weights == "integer":
             require(MulticlassSession, "integer_weights")
         return MulticlassSession.from_data(
             X,
             labels,
             weight,
-            np.arange(K),
-            solver=classifier.solver,
-            margin=classifier.margin,
+            np.arange(n_classes),
+            solver=settings.solver,
+            margin=settings.margin,
             threads=threads,
         )
-    classifier.classes_, labels = check_binary_target(y)
     return AuditSession.from_data(
         X,
         labels,
         weight,
-        solver=classifier.solver,
-        weights=classifier.weights,
-        margin=classifier.margin,
-        max_weight=classifier.max_weight,
-        cuts=classifier.cuts,
+        solver=settings.solver,
+        weights=settings.weights,
+        margin=settings.margin,
+        max_weight=settings.max_weight,
+        cuts=settings.cuts,
         threads=threads,
-        random_state=classifier.random_state,
-        verbose=classifier.verbose,
-        constraints=classifier.constraints,
+        random_state=settings.random_state,
+        verbose=settings.verbose,
+        constraints=settings.constraints,
         groups=None if groups is None else np.asarray(groups),
-        feature_names=getattr(classifier, "feature_names_in_", None),
+        feature_names=names,
         **engine,
     )
 

@@ -7,7 +7,7 @@ import pandas as pd
 
 from . import _people as people
 from ._baseline import Baseline, fit_baseline
-from ._classifier import is_multiclass, open_session, store_fit
+from ._classifier import is_multiclass, open_session, session_of, store_fit
 from ._core._validation import (
     check_binary_target,
     check_multiclass_target,
@@ -15,7 +15,7 @@ from ._core._validation import (
     check_weights,
     resolve_threads,
 )
-from ._engine import AuditSession, Deadline, MulticlassSession, require
+from ._engine import Deadline, MulticlassSession, require
 from ._progress import bounds_progress
 from ._warnings import (
     constant_class,
@@ -115,11 +115,15 @@ def baseline_and_session(auditor, default, X, y, labels, weight, sample_weight):
         learns at ``start``.
     assessment : Assessment
     """
-    threads = resolve_threads(auditor.n_jobs)
     k_labels = auditor.classes_.size > 2
+    engine = {}
+    if not k_labels:
+        engine = {
+            "n_jobs": resolve_threads(auditor.n_jobs),
+            "strategy": auditor.strategy,
+        }
     if default is not None:
         default._validate_params()
-        engine = {} if k_labels else {"n_jobs": threads, "strategy": auditor.strategy}
         session = open_session(
             default, X, y, sample_weight, groups=auditor.groups_, **engine
         )
@@ -133,32 +137,18 @@ def baseline_and_session(auditor, default, X, y, labels, weight, sample_weight):
         return baseline, session, None if k_labels else min_error, assessment
     baseline = fit_baseline(auditor.estimator, X, y, sample_weight)
     warn_if_constraints_left_out(baseline.linear, auditor.constraints)
-    if k_labels:
-        session = MulticlassSession.from_data(
-            baseline.audit_space(X),
-            labels,
-            weight,
-            np.arange(auditor.classes_.size),
-            solver=auditor.solver,
-            margin=auditor.margin,
-            threads=threads,
-        )
-    else:
-        names = ["solver", "weights", "margin", "max_weight", "cuts", "random_state"]
-        session = AuditSession.from_data(
-            baseline.audit_space(X),
-            labels,
-            weight,
-            threads=threads,
-            verbose=auditor.verbose,
-            constraints=auditor.constraints,
-            groups=auditor.groups_,
-            feature_names=baseline.feature_names,
-            n_jobs=threads,
-            strategy=auditor.strategy,
-            **{n: getattr(auditor, n) for n in names},
-        )
-    return baseline, session, None, assess(auditor, session, baseline.feature_names)
+    names = baseline.feature_names
+    session = session_of(
+        auditor,
+        baseline.audit_space(X),
+        labels,
+        weight,
+        auditor.classes_.size,
+        auditor.groups_,
+        names,
+        **engine,
+    )
+    return baseline, session, None, assess(auditor, session, names)
 
 
 def assess(auditor, session, names):

@@ -91,21 +91,33 @@ def assess(session, limit, extra_errors, feature_names=None):
     routes = ()
     if regime != "exact":
         routes = _routes(session, binary, feature_names, regime, limit)
-    signals = {
-        "n_patterns": int(n_patterns),
-        "n_dimensions": int(n_dims),
-        "n_columns": int(n_columns),
+    signals = _signals(
+        problem,
+        n_binary,
+        extra_errors,
+        limit,
+        start,
+        n_identities=int(session.enc.n_identities),
+        root_lp_bound=lp_bound,
+        best_known_errors=best,
+        root_lp_share=share,
+    )
+    return Assessment(regime, tuple(reasons), routes, signals)
+
+
+def _signals(problem, n_binary, extra_errors, limit, start, **read):
+    """The numbers an assessment read, JSON-ready (``read``: the family's)."""
+    return {
+        "n_patterns": int(problem.n_patterns),
+        "n_dimensions": int(problem.n_kept),
+        "n_columns": int(problem.n_features),
         "n_binary_columns": n_binary,
-        "n_identities": int(session.enc.n_identities),
-        "total_weight": total,
+        **read,
+        "total_weight": float(problem.total_weight),
         "extra_errors": float(extra_errors),
-        "root_lp_bound": lp_bound,
-        "best_known_errors": best,
-        "root_lp_share": share,
         "limit": limit,
         "seconds": time.perf_counter() - start,
     }
-    return Assessment(regime, tuple(reasons), routes, signals)
 
 
 def assess_labels(session, limit, extra_errors):
@@ -150,21 +162,18 @@ def assess_labels(session, limit, extra_errors):
         _limit_words(limit),
     ]
     routes = () if regime == "exact" else _other_routes(regime, limit)
-    signals = {
-        "n_patterns": int(n_patterns),
-        "n_dimensions": int(n_dims),
-        "n_columns": int(n_columns),
-        "n_binary_columns": n_binary,
-        "n_classes": int(problem.n_classes),
-        "n_identities": 0,
-        "total_weight": float(total),
-        "extra_errors": float(extra_errors),
-        "root_lp_bound": None,
-        "best_known_errors": None,
-        "root_lp_share": None,
-        "limit": limit,
-        "seconds": time.perf_counter() - start,
-    }
+    signals = _signals(
+        problem,
+        n_binary,
+        extra_errors,
+        limit,
+        start,
+        n_classes=int(problem.n_classes),
+        n_identities=0,
+        root_lp_bound=None,
+        best_known_errors=None,
+        root_lp_share=None,
+    )
     return Assessment(regime, tuple(reasons), routes, signals)
 
 
