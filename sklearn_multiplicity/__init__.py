@@ -6,28 +6,28 @@ programming with Google OR-Tools; certified viable prediction ranges of
 logistic models over their log-loss level set.
 """
 
-from ._abstain import (
+from ._estimators._abstain import (
     AbstainingClassifier,
     coverage_score,
     coverage_scorer,
     decided_accuracy_score,
     decided_accuracy_scorer,
 )
-from ._auditor import MultiplicityAuditor
-from ._classifier import ZeroOneLinearClassifier
-from ._competing import CompetingModel
-from ._epsilon import EpsilonSuggestion, suggest_epsilon
+from ._estimators._auditor import MultiplicityAuditor
+from ._estimators._classifier import ZeroOneLinearClassifier
+from ._estimators._competing import CompetingModel
+from ._estimators._epsilon import EpsilonSuggestion, suggest_epsilon
+from ._estimators._sampling import SamplingAuditor
 from ._exceptions import BaselineGapWarning, CertificationWarning, ProblemSizeWarning
-from ._frame import MultiplicityFrame
-from ._plotting import GroupAmbiguityDisplay, MultiplicityPathDisplay
 from ._probabilistic import (
     ProbabilisticAuditor,
     ViablePredictionRangeDisplay,
     probabilistic_ambiguity_scorer,
     vpr_width_scorer,
 )
-from ._sampling import SamplingAuditor
-from ._scorers import ambiguity_scorer, discrepancy_scorer
+from ._reporting._frame import MultiplicityFrame
+from ._reporting._plotting import GroupAmbiguityDisplay, MultiplicityPathDisplay
+from ._reporting._scorers import ambiguity_scorer, discrepancy_scorer
 
 __version__ = "0.1.0"
 

@@ -10,10 +10,12 @@ a module imports from its own layer or from layers below, never from above.
 Only ``_engine`` holds audit state; the estimators reach it through the
 session's methods.
 
-``_probabilistic`` (the probabilistic auditor) sits at the estimators' level,
-declared in ``LAYERS``: it may import ``_core``, ``_mip``, ``backends``,
-``_engine`` and the estimators' own modules (``_baseline``, ``_exceptions``),
-never ``_cli``.
+The estimators' level is three folders, declared in ``LAYERS``:
+``_estimators`` (the estimators and what opens and answers their audits),
+``_reporting`` (tables, frames, Displays, scorers, progress and the
+sentences of warnings) and ``_probabilistic`` (the probabilistic auditor).
+They may import ``_core``, ``_mip``, ``backends``, ``_engine`` and each
+other, never ``_cli``.
 """
 
 import ast
@@ -31,6 +33,8 @@ LAYERS = {
     "_mip": 1,
     "backends": 2,
     "_engine": 3,
+    "_estimators": ESTIMATORS,
+    "_reporting": ESTIMATORS,
     "_probabilistic": ESTIMATORS,
     "_cli": 5,
 }
@@ -81,6 +85,13 @@ MODULES = sorted(PACKAGE.rglob("*.py"))
 def test_every_layer_is_a_folder_of_the_tree():
     for folder in LAYERS:
         assert (PACKAGE / folder / "__init__.py").is_file(), folder
+
+
+def test_the_package_root_holds_only_public_modules_and_layers():
+    modules = {p.name for p in PACKAGE.glob("*.py")}
+    assert modules == {"__init__.py", "__main__.py", "_exceptions.py", "constraints.py"}
+    folders = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert folders == set(LAYERS) | {"datasets"}
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: module_name(p))

@@ -23,7 +23,7 @@ def write_plots(report, out):
         from matplotlib.figure import Figure
     except ImportError:
         return {}
-    from .._plotting import GroupAmbiguityDisplay, MultiplicityPathDisplay
+    from .._reporting._plotting import GroupAmbiguityDisplay, MultiplicityPathDisplay
 
     images = {}
     if report.path is not None:

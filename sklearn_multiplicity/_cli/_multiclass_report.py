@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 from sklearn.pipeline import Pipeline
 
-from .._auditor import MultiplicityAuditor
 from .._core import certified as is_certified
 from .._core._validation import PerClassEpsilon
-from .._frame import MultiplicityFrame
+from .._estimators._auditor import MultiplicityAuditor
+from .._reporting._frame import MultiplicityFrame
 from ._decisions import abstention, decisions
 from ._format import (
     CERTIFIED,

@@ -9,13 +9,13 @@ import numpy as np
 import pandas as pd
 from sklearn.pipeline import Pipeline
 
-from .._auditor import MultiplicityAuditor
 from .._core import ClassBudget
 from .._core import certified as is_certified
 from .._core._validation import PerClassEpsilon
-from .._epsilon import EpsilonSuggestion
-from .._frame import MultiplicityFrame
-from .._sampling import SamplingAuditor
+from .._estimators._auditor import MultiplicityAuditor
+from .._estimators._epsilon import EpsilonSuggestion
+from .._estimators._sampling import SamplingAuditor
+from .._reporting._frame import MultiplicityFrame
 from ._decisions import (
     abstention,
     decisions,

@@ -22,11 +22,11 @@ from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._baseline import BaselineDelegationMixin, fit_baseline
 from .._core._validation import check_binary_target, check_epsilon, check_weights
 from .._engine import Deadline
+from .._estimators._baseline import BaselineDelegationMixin, fit_baseline
 from .._exceptions import CertificationWarning
-from .._progress import StageProgress
+from .._reporting._progress import StageProgress
 from . import _measures
 from ._label_cone import NO, OPEN, YES
 from ._level_set import Brackets, LevelSet

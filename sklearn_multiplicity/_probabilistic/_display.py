@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._plotting import axes_for, check_matplotlib_support, styled
+from .._reporting._plotting import axes_for, check_matplotlib_support, styled
 
 
 class ViablePredictionRangeDisplay:

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._scorers import audited
+from .._reporting._scorers import audited
 from ._auditor import ProbabilisticAuditor
 
 

@@ -152,7 +152,7 @@ def test_time_shares_are_defined_in_the_plans_module_only():
         if path.name != "_plans.py" and share.search(path.read_text())
     ]
     # The progress bar's tick is a display rate, not a share of a request.
-    assert elsewhere == ["_progress.py"]
+    assert elsewhere == ["_reporting/_progress.py"]
 
 
 def test_spend_reads_once_closed_and_runs_while_open():

@@ -133,7 +133,7 @@ def test_fit_honours_the_time_limit():
     start = time.perf_counter()
     ZeroOneLinearClassifier(time_limit=1.0, cuts=False).fit(X, y)
     # Generous: the contract is time_limit plus a documented overhead.
-    from sklearn_multiplicity._classifier import TIME_LIMIT_OVERHEAD
+    from sklearn_multiplicity._estimators._classifier import TIME_LIMIT_OVERHEAD
 
     assert time.perf_counter() - start < 1.0 + TIME_LIMIT_OVERHEAD
 

@@ -3,7 +3,7 @@ import pytest
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 
-from sklearn_multiplicity._epsilon import EpsilonSuggestion, suggest_epsilon
+from sklearn_multiplicity._estimators._epsilon import EpsilonSuggestion, suggest_epsilon
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 
 from sklearn_multiplicity import BaselineGapWarning, MultiplicityAuditor
-from sklearn_multiplicity._warnings import baseline_gap_words
+from sklearn_multiplicity._reporting._warnings import baseline_gap_words
 
 
 def _reversed(X, y):

@@ -9,11 +9,11 @@ import pytest  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 
 from sklearn_multiplicity import MultiplicityAuditor  # noqa: E402
-from sklearn_multiplicity._plotting import (  # noqa: E402
+from sklearn_multiplicity._estimators._sampling import SamplingAuditor  # noqa: E402
+from sklearn_multiplicity._reporting._plotting import (  # noqa: E402
     GroupAmbiguityDisplay,
     MultiplicityPathDisplay,
 )
-from sklearn_multiplicity._sampling import SamplingAuditor  # noqa: E402
 
 
 @pytest.fixture(scope="module")

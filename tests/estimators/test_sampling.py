@@ -3,7 +3,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from sklearn_multiplicity import MultiplicityAuditor
-from sklearn_multiplicity._sampling import SamplingAuditor
+from sklearn_multiplicity._estimators._sampling import SamplingAuditor
 
 EPSILONS = [0.0, 0.05, 0.1, 0.2]
 
@@ -155,7 +155,7 @@ def test_time_limit_cuts_the_pool_short_but_keeps_one_model_of_each_kind():
 
 
 def test_pool_order_spreads_over_penalties_and_strengths():
-    from sklearn_multiplicity._sampling import _coarse_to_fine
+    from sklearn_multiplicity._estimators._sampling import _coarse_to_fine
 
     order = _coarse_to_fine(10)
     assert sorted(order) == list(range(10))

@@ -179,7 +179,7 @@ def test_refine_checks_its_seconds():
 
 
 def test_progress_moves_while_one_mip_runs(monkeypatch, capsys):
-    from sklearn_multiplicity import _progress
+    from sklearn_multiplicity._reporting import _progress
 
     monkeypatch.setattr(_progress, "TICK_SECONDS", 0.1)
     X, y, groups = continuous()
@@ -220,7 +220,8 @@ class Reporting(Backend):
 
 
 def test_the_minimum_errors_band_moves_while_its_mip_runs(monkeypatch, capsys):
-    from sklearn_multiplicity import ZeroOneLinearClassifier, _progress
+    from sklearn_multiplicity import ZeroOneLinearClassifier
+    from sklearn_multiplicity._reporting import _progress
 
     monkeypatch.setattr(_progress, "TICK_SECONDS", 0.05)
     X, y = random_tiny(0, n=60, d=3, levels=6, noise=0.3)

@@ -485,8 +485,8 @@ def test_text_columns_are_named_unless_a_pipeline_encodes_them(data):
 
 
 def test_verbose_counts_the_ends_settled_while_a_stage_runs(monkeypatch, capsys):
-    from sklearn_multiplicity import _progress
     from sklearn_multiplicity._probabilistic import _walk
+    from sklearn_multiplicity._reporting import _progress
 
     monkeypatch.setattr(_progress, "TICK_SECONDS", 0.05)
     # One end per batch, each batch slowed down: the bar must move between

@@ -162,8 +162,8 @@ def test_pipeline_and_clone():
 
 
 def test_verbose_reports_the_stages_of_the_label_reach(monkeypatch, capsys):
-    from sklearn_multiplicity import _progress
     from sklearn_multiplicity._probabilistic import _label_walk
+    from sklearn_multiplicity._reporting import _progress
 
     monkeypatch.setattr(_progress, "TICK_SECONDS", 0.05)
     walk = _label_walk.LabelWalk._walk

@@ -9,16 +9,16 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
-from ._baseline import check_no_text
-from ._core._validation import (
+from .._core._validation import (
     check_binary_target,
     check_multiclass_target,
     check_weights,
     resolve_threads,
 )
-from ._engine import AuditSession, Deadline, MulticlassSession, require
-from ._progress import bounds_progress
-from .backends import Backend
+from .._engine import AuditSession, Deadline, MulticlassSession, require
+from .._reporting._progress import bounds_progress
+from ..backends import Backend
+from ._baseline import check_no_text
 
 #: Seconds allowed beyond ``time_limit`` for compression, model building,
 #: the warm start and verification (measured well below this on COMPAS).

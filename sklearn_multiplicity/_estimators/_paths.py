@@ -6,8 +6,8 @@ path (the session's ``path``).
 
 import functools
 
-from ._progress import progress_bar
-from ._tables import path_frame
+from .._reporting._progress import progress_bar
+from .._reporting._tables import path_frame
 
 
 def path_table(session, max_eps, step, n_discrepancy, limit, per_mip, verbose):

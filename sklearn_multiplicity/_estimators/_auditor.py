@@ -13,16 +13,16 @@ from sklearn.base import (
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._core._validation import check_tolerance
+from .._engine import STRATEGIES
+from .._reporting._progress import audit_progress, bounds_progress
+from .._reporting._warnings import warn_if_far_from_optimum
 from . import _paths as paths
 from . import _people as people
 from . import _requests as requests
 from ._baseline import BaselineDelegationMixin
 from ._classifier import SOLVER_CONSTRAINTS, ZeroOneLinearClassifier
-from ._core._validation import check_tolerance
-from ._engine import STRATEGIES
 from ._opening import open_audit, value_or_lower_bound
-from ._progress import audit_progress, bounds_progress
-from ._warnings import warn_if_far_from_optimum
 
 
 class MultiplicityAuditor(

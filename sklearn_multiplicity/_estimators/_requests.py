@@ -4,7 +4,7 @@ coefficient ranges of a level set.
 The functions behind :meth:`MultiplicityAuditor.refine`,
 :meth:`~MultiplicityAuditor.error_budget` and
 :meth:`~MultiplicityAuditor.coefficient_ranges`. They take the session's
-records (:mod:`._engine._records`) and the auditor's parameters.
+records (:mod:`.._engine._records`) and the auditor's parameters.
 """
 
 from numbers import Real

@@ -9,8 +9,8 @@ import warnings
 
 import numpy as np
 
-from ._core import TOLERANCE, LevelSet
-from ._exceptions import BaselineGapWarning, ProblemSizeWarning
+from .._core import TOLERANCE, LevelSet
+from .._exceptions import BaselineGapWarning, ProblemSizeWarning
 
 
 def warn_if_constraints_left_out(linear, constraints):

@@ -12,14 +12,14 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from ._baseline import fit_baseline
-from ._core import ClassBudget, LevelSet
-from ._core._validation import (
+from .._core import ClassBudget, LevelSet
+from .._core._validation import (
     PerClassEpsilon,
     check_binary_target,
     check_tolerance,
     check_weights,
 )
+from ._baseline import fit_baseline
 
 #: Range of the inverse regularisation strengths ``C`` of the pooled models
 #: (``np.logspace(C_RANGE[0], C_RANGE[1], k)`` for each penalty).

@@ -3,7 +3,7 @@
 The functions behind :meth:`MultiplicityAuditor.evidence`,
 :meth:`~MultiplicityAuditor.ambiguous`, :meth:`~MultiplicityAuditor.by_group`
 and the other per-person methods. They take the session's records
-(:mod:`._engine._records`) and the auditor's parameters.
+(:mod:`.._engine._records`) and the auditor's parameters.
 """
 
 import warnings
@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 from sklearn.pipeline import Pipeline
 
+from .._exceptions import CertificationWarning
+from .._reporting._frame import frame_from_rows
+from .._reporting._tables import bounds_columns
 from ._competing import CompetingModel
-from ._exceptions import CertificationWarning
-from ._frame import frame_from_rows
-from ._tables import bounds_columns
 
 
 def competing_estimator(found, classes, prefix):

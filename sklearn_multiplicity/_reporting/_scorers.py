@@ -3,7 +3,7 @@
 import numpy as np
 from sklearn.pipeline import Pipeline
 
-from ._auditor import MultiplicityAuditor
+from .._estimators._auditor import MultiplicityAuditor
 
 
 def audited(estimator, X, auditor_class, scorers):

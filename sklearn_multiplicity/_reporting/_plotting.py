@@ -5,7 +5,7 @@ matplotlib is imported only when something is drawn.
 
 import numpy as np
 
-from ._core import certified
+from .._core import certified
 
 #: Colours of the two measures (matplotlib's default cycle).
 COLORS = {"ambiguity": "C0", "discrepancy": "C1"}

@@ -5,25 +5,25 @@ of the training rows."""
 import numpy as np
 import pandas as pd
 
-from . import _people as people
-from ._baseline import Baseline, fit_baseline
-from ._classifier import is_multiclass, open_session, session_of, store_fit
-from ._core._validation import (
+from .._core._validation import (
     check_binary_target,
     check_multiclass_target,
     check_tolerance,
     check_weights,
     resolve_threads,
 )
-from ._engine import Deadline, MulticlassSession, require
-from ._progress import bounds_progress
-from ._warnings import (
+from .._engine import Deadline, MulticlassSession, require
+from .._reporting._progress import bounds_progress
+from .._reporting._warnings import (
     constant_class,
     warn_assessment,
     warn_if_constant,
     warn_if_constraints_left_out,
     warn_if_outside_class,
 )
+from . import _people as people
+from ._baseline import Baseline, fit_baseline
+from ._classifier import is_multiclass, open_session, session_of, store_fit
 
 
 def open_audit(auditor, default, X, X_checked, y, sample_weight, groups):
