@@ -15,7 +15,8 @@ import dataclasses
 import json
 from pathlib import Path
 
-from .._engine import PLANS, Deadline, capped, run_plan
+from .._engine import Deadline, capped, run_plan
+from ._plans import PLANS
 
 #: One sentence on how the two questions differ, for every output.
 DIFFERENCE = (

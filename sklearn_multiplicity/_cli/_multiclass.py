@@ -9,10 +9,11 @@ import numpy as np
 
 from .. import MultiplicityAuditor
 from .._core._validation import PerClassEpsilon, check_tolerance
-from .._engine import PLANS, Deadline, capped, run_plan
+from .._engine import Deadline, capped, run_plan
 from .._exceptions import CertificationWarning
 from ._format import dataset_record, plain, unwrap
 from ._multiclass_report import MulticlassReport
+from ._plans import PLANS
 
 
 class _Stages:

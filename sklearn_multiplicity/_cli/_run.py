@@ -10,10 +10,11 @@ from sklearn.frozen import FrozenEstimator
 from .._auditor import MultiplicityAuditor
 from .._core import ClassBudget
 from .._core._validation import PerClassEpsilon, check_tolerance
-from .._engine import PLANS, Deadline, capped, run_plan
+from .._engine import Deadline, capped, run_plan
 from .._epsilon import suggest_epsilon
 from .._sampling import SamplingAuditor
 from ._format import MEASURES, dataset_record, plain, unwrap
+from ._plans import PLANS
 from ._report import AuditReport
 
 

@@ -7,7 +7,7 @@ import pytest
 from test_cli_multiclass import CLASSES, audit, label_sets, tiny_frame, truth_of
 
 from sklearn_multiplicity._cli._multiclass import run_multiclass_audit
-from sklearn_multiplicity._engine import PLANS
+from sklearn_multiplicity._cli._plans import PLANS
 
 
 @pytest.fixture
