@@ -25,20 +25,6 @@ def decisions(evidence):
     return out
 
 
-def abstention_line(a):
-    """The abstention results of :func:`abstention` (or read back from JSON,
-    where a missing accuracy is ``None``) in words."""
-    accuracy = a["decided_accuracy"]
-    if a["n_decided"] == 0 or accuracy is None or np.isnan(accuracy):
-        on_them = "no accuracy to report"
-    else:
-        on_them = f"accuracy on them {accuracy:.1%}"
-    return (
-        f"decides {a['n_decided']} ({a['coverage']:.1%}), {on_them} (baseline "
-        f"on everyone {a['baseline_accuracy']:.1%})"
-    )
-
-
 def abstention(evidence, y):
     """Coverage and accuracy of abstaining on contestable people.
 
@@ -85,13 +71,3 @@ def error_rates(evidence, y, classes):
         "positives": positives,
         "false_negative_rate": fn / positives if positives else float("nan"),
     }
-
-
-def rates_line(rates):
-    """The two rates of :func:`error_rates` in words."""
-    return (
-        f"false positive rate {rates['false_positive_rate']:.2%} "
-        f"({rates['false_positives']} of {rates['negatives']} negatives), "
-        f"false negative rate {rates['false_negative_rate']:.2%} "
-        f"({rates['false_negatives']} of {rates['positives']} positives)"
-    )

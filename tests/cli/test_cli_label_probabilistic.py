@@ -15,12 +15,12 @@ from test_cli_multiclass import CLASSES, label_sets, tiny_frame, truth_of
 
 from sklearn_multiplicity import ProbabilisticAuditor
 from sklearn_multiplicity._cli import main
-from sklearn_multiplicity._cli._both import LABELS_DIFFERENCE
 from sklearn_multiplicity._cli._data import load_audit_data
-from sklearn_multiplicity._cli._label_probabilistic import (
-    run_label_probabilistic_audit,
+from sklearn_multiplicity._cli._run import default_estimator
+from sklearn_multiplicity._cli._run import (
+    run_probabilistic_audit as run_label_probabilistic_audit,
 )
-from sklearn_multiplicity._cli._probabilistic import default_estimator
+from sklearn_multiplicity._cli._sentences import LABELS_DIFFERENCE
 from sklearn_multiplicity._exceptions import CertificationWarning
 
 QUIET = ["--quiet"]

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 from test_cli_multiclass import CLASSES, audit, label_sets, tiny_frame, truth_of
 
-from sklearn_multiplicity._cli._multiclass import run_multiclass_audit
 from sklearn_multiplicity._cli._plans import PLANS
+from sklearn_multiplicity._cli._run import run_audit as run_multiclass_audit
 
 
 @pytest.fixture

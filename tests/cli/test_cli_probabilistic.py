@@ -12,7 +12,7 @@ from shared_data import SHARED_DATA
 from sklearn_multiplicity import ProbabilisticAuditor
 from sklearn_multiplicity._cli import main
 from sklearn_multiplicity._cli._data import load_audit_data
-from sklearn_multiplicity._cli._probabilistic import (
+from sklearn_multiplicity._cli._run import (
     default_estimator,
     run_probabilistic_audit,
 )
