@@ -27,7 +27,7 @@ from ._format import (
 )
 from ._mip_log import summarize_mip_log
 from ._plots import path_and_group_plots
-from ._report import Report, measure_row, model_table
+from ._report import Report, label_text, measure_row, model_table
 from ._sentences import BINARY_ONLY, far_from_optimum
 
 
@@ -130,9 +130,8 @@ class DecisionsReport(Report):
         sampled estimate; indexed by measure."""
         rows = {}
         for name in MEASURES:
-            rows[name] = measure_row(
-                *self.bounds[name], status_label(*self.bounds[name])
-            )
+            lower, upper = self.bounds[name]
+            rows[name] = measure_row(lower, upper, status_label(lower, upper))
             if self.sampling is not None:
                 estimate = getattr(self.sampling, name)(self.epsilon)
                 rows[name][self.sampling_label] = estimate
@@ -162,10 +161,6 @@ class DecisionsReport(Report):
         contestable = contestable | (self.labels_found.sum(axis=1) > 1)
         return contestable, ~contestable & self.labels_open.any(axis=1)
 
-    def _label_text(self, mask):
-        classes = self.auditor.classes_
-        return [";".join(str(plain(c)) for c in classes[row]) for row in mask]
-
     def people(self):
         """Per training row (index ``row``): ``target``, ``group`` (with
         groups), then for two labels every column of the evidence and
@@ -179,8 +174,8 @@ class DecisionsReport(Report):
             people["group"] = self.groups
         if self.k_labels:
             people["baseline"] = self.evidence["baseline"].to_numpy()
-            people["labels"] = self._label_text(self.labels_found)
-            people["labels_open"] = self._label_text(self.labels_open)
+            people["labels"] = label_text(self.auditor.classes_, self.labels_found)
+            people["labels_open"] = label_text(self.auditor.classes_, self.labels_open)
             people["contestable"], people["undecided"] = self.flags()
             people["min_flip_errors"] = self.evidence["min_flip_errors"].to_numpy()
         else:
@@ -272,11 +267,6 @@ class DecisionsReport(Report):
         return path_and_group_plots(self, out)
 
     # ---------------------------------------------------------------- status
-    @property
-    def certified(self):
-        """Whether every reported value is certified (no bound left open)."""
-        return not self.open_values()
-
     def open_values(self):
         """What the report leaves open: one phrase per value whose bounds do
         not pin it (empty when every value is certified).

@@ -10,7 +10,7 @@ import pandas as pd
 from .._probabilistic import ProbabilisticAuditor
 from ._format import plain, records, versions
 from ._plots import probability_range_plot
-from ._report import Report, measure_row, model_table
+from ._report import Report, label_text, measure_row, model_table
 
 #: The shifts of a probability that delta-ambiguity is read at.
 DELTAS = (0.05, 0.1, 0.2)
@@ -169,9 +169,6 @@ class ProbabilisticReport(Report):
             mean_width=("width", "mean"),
         )
 
-    def _label_text(self, mask):
-        return [";".join(str(plain(c)) for c in self.classes[row]) for row in mask]
-
     def people(self):
         """Per training row (index ``row``): ``target``, ``group`` (with
         groups), then for two labels the range and its capacity; for K
@@ -194,8 +191,8 @@ class ProbabilisticReport(Report):
             people["group"] = self.groups
         people["baseline"] = self.baseline
         yes, open_ = self.label_masks()
-        people["labels"] = self._label_text(yes)
-        people["labels_open"] = self._label_text(open_)
+        people["labels"] = label_text(self.classes, yes)
+        people["labels_open"] = label_text(self.classes, open_)
         people["contestable"], people["undecided"] = self.flags()
         status = self.reach.to_numpy()
         columns = {}
@@ -240,9 +237,9 @@ class ProbabilisticReport(Report):
         return {} if image is None else {"ranges": image}
 
     # ---------------------------------------------------------------- status
-    def unpinned(self):
+    def open_values(self):
         """What is not pinned, in words: the open pairs (K labels), the
-        ranges, then each measure."""
+        ranges, then each measure (empty when every value is certified)."""
         parts = []
         if self.multinomial:
             _, open_ = self.label_masks()
@@ -264,11 +261,6 @@ class ProbabilisticReport(Report):
             for name, (lo, hi) in self.bounds.items()
             if not pinned(lo, hi)
         ]
-
-    @property
-    def certified(self):
-        """Whether every label, range and both measures are pinned."""
-        return not self.unpinned()
 
     @property
     def decisions_certified(self):

@@ -30,6 +30,12 @@ def measure_row(lower, upper, status):
     }
 
 
+def label_text(classes, mask):
+    """Per row of ``mask`` (n_samples, n_classes), its labels,
+    ``;``-separated."""
+    return [";".join(str(plain(c)) for c in classes[row]) for row in mask]
+
+
 def model_table(models, names, classes=None):
     """The weights of linear models, one row per model, or per model and
     label (index ``model``, ``label``) when ``classes`` are given.
@@ -67,9 +73,14 @@ class Report:
     """A completed audit, written as JSON, CSV, PNG and one HTML page.
 
     A subclass names its ``audit`` (``"decisions"`` or ``"probabilistic"``,
-    what the renderers read) and gives ``k_labels``, :meth:`people`,
-    :meth:`models`, :meth:`plots` and :meth:`to_dict`.
+    what the renderers read) and gives ``k_labels``, :meth:`open_values`,
+    :meth:`people`, :meth:`models`, :meth:`plots` and :meth:`to_dict`.
     """
+
+    @property
+    def certified(self):
+        """Whether every reported value is certified (no bound left open)."""
+        return not self.open_values()
 
     def summary(self):
         """The report as plain text for the terminal.

@@ -35,6 +35,7 @@ from ._decisions_report import DecisionsReport
 from ._format import dataset_record, plain, unwrap
 from ._plans import PLANS
 from ._probabilistic_report import ProbabilisticReport
+from ._sentences import stage_words
 
 
 class Stages:
@@ -278,14 +279,21 @@ def run_audit(
         evidence=evidence,
         discrepancy_model=model,
         frame=frame,
-        y=np.asarray(y),
-        groups=None if groups is None else np.asarray(groups),
-        dataset=dataset_record(X, y, auditor.classes_, dataset),
+        **_data(X, y, groups, auditor.classes_, dataset),
         settings=settings,
         timings=stages.with_total(),
         abstain=abstain,
         **family,
     )
+
+
+def _data(X, y, groups, classes, dataset):
+    """A report's data: ``y``, ``groups`` and the ``dataset`` record."""
+    return {
+        "y": np.asarray(y),
+        "groups": None if groups is None else np.asarray(groups),
+        "dataset": dataset_record(X, y, classes, dataset),
+    }
 
 
 def _label_keys(eps, classes):
@@ -457,56 +465,40 @@ def run_probabilistic_audit(
         random_state=random_state,
         verbose=verbose,
     )
-    deadline = Deadline(total_time_limit)  # every request ends by it
-    if not k_labels:
-        stages = Stages()
-        with capped(deadline):
-            stages.run("fit", lambda: auditor.fit(X, y), deadline)
-            ranges = stages.run("ranges", lambda: _ranges(auditor), deadline)
-            bounds = stages.run("measures", lambda: _bounds(auditor), deadline)
-        return ProbabilisticReport(
-            auditor=auditor,
-            ranges=ranges,
-            bounds=bounds,
-            y=np.asarray(y),
-            groups=None if groups is None else np.asarray(groups),
-            dataset=dataset_record(X, y, auditor.classes_, dataset),
-            timings=stages.with_total(),
-        )
-
+    found = {}
+    if k_labels:
+        steps = {
+            "labels": auditor.reachable_labels,
+            "measures": lambda: _bounds(auditor),
+            "ranges": lambda: _label_ranges(auditor),
+            "models": lambda: _witnesses(auditor, found["labels"], found["baseline"]),
+        }
+    else:
+        steps = {
+            "ranges": lambda: _ranges(auditor),
+            "measures": lambda: _bounds(auditor),
+        }
     # The auditor's stage lines are for two labels: K labels say their own.
-    prefix = f"[{ProbabilisticAuditor.__name__}] eps={epsilon:g} nats: "
-
-    def say(name, value, seconds):
-        line = f"{prefix}{_STAGE_WORDS[name](value)} ({seconds:.1f} s)"
-        print(line, file=sys.stderr, flush=True)
-
-    stages = Stages(quiet_bounds=True, say=say if verbose else None)
+    stages = Stages(
+        quiet_bounds=k_labels,
+        say=_stage_line(epsilon) if verbose and k_labels else None,
+    )
+    deadline = Deadline(total_time_limit)  # every request ends by it
     with capped(deadline):
         stages.run("fit", lambda: auditor.fit(X, y), deadline)
-        baseline = np.asarray(auditor.predict(X))
-        reach = stages.run("labels", auditor.reachable_labels, deadline)
-        bounds = stages.run("measures", lambda: _bounds(auditor), deadline)
-        ranges, capacity = stages.run(
-            "ranges",
-            lambda: (auditor.viable_prediction_range(), auditor.rashomon_capacity()),
-            deadline,
-        )
-        witnesses = stages.run(
-            "models", lambda: _witnesses(auditor, reach, baseline), deadline
-        )
+        if k_labels:
+            found["baseline"] = np.asarray(auditor.predict(X))
+        for name, read in steps.items():
+            found[name] = stages.run(name, read, deadline)
+    if k_labels:
+        found["ranges"], found["capacity"] = found["ranges"]
+        found["reach"], found["witnesses"] = found.pop("labels"), found.pop("models")
     return ProbabilisticReport(
         auditor=auditor,
-        ranges=ranges,
-        bounds=bounds,
-        y=np.asarray(y),
-        groups=None if groups is None else np.asarray(groups),
-        dataset=dataset_record(X, y, auditor.classes_, dataset),
+        bounds=found.pop("measures"),
+        **_data(X, y, groups, auditor.classes_, dataset),
         timings=stages.with_total(),
-        reach=reach,
-        capacity=capacity,
-        baseline=baseline,
-        witnesses=witnesses,
+        **found,
     )
 
 
@@ -516,6 +508,11 @@ def _ranges(auditor):
     ranges = auditor.viable_prediction_range()
     ranges["rashomon_capacity"] = auditor.rashomon_capacity().to_numpy()
     return ranges
+
+
+def _label_ranges(auditor):
+    """The per-label probability ranges and the Rashomon capacities."""
+    return auditor.viable_prediction_range(), auditor.rashomon_capacity()
 
 
 def _bounds(auditor):
@@ -540,45 +537,16 @@ def _witnesses(auditor, reach, baseline):
     }
 
 
-def _fit_words(auditor):
-    lo, hi = auditor.min_objective_bounds_
-    return (
-        f"fitted; baseline objective {auditor.baseline_objective_:.6g}, "
-        f"certified minimum [{lo:.6g}, {hi:.6g}]"
-    )
+def _stage_line(epsilon):
+    """``say(name, value, seconds)``: a K-label probabilistic stage's line
+    on stderr."""
+    prefix = f"[{ProbabilisticAuditor.__name__}] eps={epsilon:g} nats: "
 
+    def say(name, value, seconds):
+        line = f"{prefix}{stage_words(name, value)} ({seconds:.1f} s)"
+        print(line, file=sys.stderr, flush=True)
 
-def _labels_words(reach):
-    status = reach.to_numpy()
-    n_open = int((status == "open").sum())
-    return (
-        f"labels: {status.size - n_open} of {status.size} pairs settled, {n_open} open"
-    )
-
-
-def _bounds_words(bounds):
-    return ", ".join(
-        f"{name} [{lo:.4f}, {hi:.4f}]" for name, (lo, hi) in bounds.items()
-    )
-
-
-def _ranges_words(found):
-    pinned = found[0]["certified"].to_numpy()
-    return f"probability ranges: {int(pinned.sum())} of {pinned.size} certified"
-
-
-def _models_words(models):
-    return f"{len(models)} model{'' if len(models) == 1 else 's'} of the set"
-
-
-#: What each stage of a K-label probabilistic audit found, in words.
-_STAGE_WORDS = {
-    "fit": _fit_words,
-    "labels": _labels_words,
-    "measures": _bounds_words,
-    "ranges": _ranges_words,
-    "models": _models_words,
-}
+    return say
 
 
 # ------------------------------------------------------------- both audits

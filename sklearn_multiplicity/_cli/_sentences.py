@@ -354,8 +354,33 @@ def reachable_labels_line(report):
 
 def probabilistic_status_line(report):
     """What the probabilistic audit leaves open, or that nothing is."""
-    unpinned = report.unpinned()
-    if unpinned:
-        return "Not certified: " + ", ".join(unpinned)
+    open_values = report.open_values()
+    if open_values:
+        return "Not certified: " + ", ".join(open_values)
     every = "every label, every range, " if report.multinomial else "every range, "
     return "All certified: " + every + " and ".join(report.bounds)
+
+
+def stage_words(name, found):
+    """What a stage of a K-label probabilistic audit ``found``, in words."""
+    if name == "fit":
+        lo, hi = found.min_objective_bounds_
+        return (
+            f"fitted; baseline objective {found.baseline_objective_:.6g}, "
+            f"certified minimum [{lo:.6g}, {hi:.6g}]"
+        )
+    if name == "labels":
+        status = found.to_numpy()
+        n_open = int((status == "open").sum())
+        return (
+            f"labels: {status.size - n_open} of {status.size} pairs settled, "
+            f"{n_open} open"
+        )
+    if name == "measures":
+        return ", ".join(
+            f"{measure} [{lo:.4f}, {hi:.4f}]" for measure, (lo, hi) in found.items()
+        )
+    if name == "ranges":
+        pinned = found[0]["certified"].to_numpy()
+        return f"probability ranges: {int(pinned.sum())} of {pinned.size} certified"
+    return f"{len(found)} model{'' if len(found) == 1 else 's'} of the set"
