@@ -14,7 +14,6 @@ from .._core._validation import PerClassEpsilon
 from .._epsilon import EpsilonSuggestion
 from .._frame import MultiplicityFrame
 from .._sampling import SamplingAuditor
-from ._decisions import abstention, decisions, error_rates
 from ._format import (
     CERTIFIED,
     MEASURES,
@@ -29,6 +28,9 @@ from ._mip_log import summarize_mip_log
 from ._plots import path_and_group_plots
 from ._report import Report, label_text, measure_row, model_table
 from ._sentences import BINARY_ONLY, far_from_optimum
+
+#: The decision of a person whom a model of the level set decides otherwise.
+ABSTAIN = "abstain"
 
 
 @dataclasses.dataclass(eq=False)
@@ -186,23 +188,65 @@ class DecisionsReport(Report):
         people.index.name = "row"
         return people
 
-    def _flagged_evidence(self):
-        contestable, undecided = self.flags()
-        return self.evidence.assign(contestable=contestable, undecided=undecided)
-
     def decisions(self):
-        """Per training row: the baseline's label, or ``"abstain"``
-        (:func:`~._decisions.decisions`)."""
-        return decisions(self._flagged_evidence())
+        """Per training row: the baseline's label, or ``"abstain"`` where a
+        model of the level set decides otherwise (or a limit left that open).
+
+        Returns
+        -------
+        ndarray of object, shape (n_samples,)
+        """
+        chosen = self.evidence["baseline"].to_numpy().astype(object)
+        chosen[np.logical_or(*self.flags())] = ABSTAIN
+        return chosen
 
     def abstention(self):
-        """Coverage and accuracy of abstaining (:func:`~._decisions.abstention`)."""
-        return abstention(self._flagged_evidence(), self.y)
+        """Coverage and accuracy of abstaining on the people whose decision
+        may change.
+
+        Returns
+        -------
+        dict
+            ``n_decided``, ``coverage`` (share decided), ``decided_accuracy``
+            (accuracy on the decided, ``nan`` when none is) and
+            ``baseline_accuracy`` (on everyone).
+        """
+        chosen = self.decisions()
+        y = np.asarray(self.y, dtype=object)
+        decided = chosen != ABSTAIN
+        baseline = self.evidence["baseline"].to_numpy().astype(object)
+        accuracy = np.mean(chosen[decided] == y[decided]) if decided.any() else np.nan
+        return {
+            "n_decided": int(decided.sum()),
+            "coverage": float(decided.mean()),
+            "decided_accuracy": float(accuracy),
+            "baseline_accuracy": float(np.mean(baseline == y)),
+        }
 
     def error_rates(self):
-        """The baseline's errors on each class, two labels
-        (:func:`~._decisions.error_rates`)."""
-        return error_rates(self.evidence, self.y, self.auditor.classes_)
+        """The baseline's false positives and false negatives, and their
+        rates (two labels).
+
+        Returns
+        -------
+        dict
+            ``false_positives`` (of ``negatives``), ``false_negatives`` (of
+            ``positives``), ``false_positive_rate`` and
+            ``false_negative_rate``.
+        """
+        negative, positive = self.auditor.classes_
+        y, baseline = self.y, self.evidence["baseline"].to_numpy()
+        negatives, positives = int(np.sum(y == negative)), int(np.sum(y == positive))
+        fp = int(np.sum((y == negative) & (baseline == positive)))
+        fn = int(np.sum((y == positive) & (baseline == negative)))
+        return {
+            "false_positives": fp,
+            "negatives": negatives,
+            "false_positive_rate": fp / negatives if negatives else float("nan"),
+            "false_negatives": fn,
+            "positives": positives,
+            "false_negative_rate": fn / positives if positives else float("nan"),
+        }
 
     def label_errors(self):
         """The baseline's errors on each true label (index ``label``):

@@ -91,7 +91,7 @@ def min_error_line(auditor):
 
 
 def rates_line(rates):
-    """The two error rates of :func:`~._decisions.error_rates` in words."""
+    """The two error rates of a report's ``error_rates()`` in words."""
     return (
         f"false positive rate {rates['false_positive_rate']:.2%} "
         f"({rates['false_positives']} of {rates['negatives']} negatives), "
@@ -245,7 +245,7 @@ def in_words(name, lower, upper, n, budget, *, what="decision"):
 
 # --------------------------------------------------------------- people
 def abstention_line(a):
-    """Abstention results (:func:`~._decisions.abstention`, or read back from
+    """Abstention results (a report's ``abstention()``, or read back from
     JSON, where a missing accuracy is ``None``) in words."""
     accuracy = a["decided_accuracy"]
     if a["n_decided"] == 0 or accuracy is None or np.isnan(accuracy):

@@ -1,8 +1,11 @@
 """The text renderer: the terminal summary of any report, from the sentences
 of :mod:`._sentences`."""
 
+import pandas as pd
+
+from .._core import certified as is_certified
 from . import _sentences as say
-from ._format import MEASURES, compact
+from ._format import MEASURES
 
 
 def summary(report):
@@ -130,3 +133,42 @@ def both_summary(both):
         + rule
         + texts[second]
     )
+
+
+# ------------------------------------------------------------ the tables
+def _bounds_text(lower, upper):
+    return f"[{lower:.2%}, {upper:.2%}]"
+
+
+def _exact_text(lower, upper):
+    """The value when the bounds pin it, else a dash: a band is not a value."""
+    return f"{lower:.2%}" if is_certified(lower, upper) else "-"
+
+
+def compact(frame, measures, per_group=False, label=None):
+    """Terminal table: each measure's certified band first, then its exact
+    value (only when the band is a point), status and sampled estimate
+    (none when ``label`` is None)."""
+    table = pd.DataFrame(index=frame.index)
+    if per_group:
+        table["n"] = frame["n"].map(lambda v: f"{v:g}")
+    for name in measures:
+        lower = frame[f"{name}_lower"] if per_group else frame["lower"]
+        upper = frame[f"{name}_upper"] if per_group else frame["upper"]
+        if per_group:
+            table[f"{name} band"] = [
+                _bounds_text(lo, hi) for lo, hi in zip(lower, upper, strict=True)
+            ]
+            table[name] = [
+                _exact_text(lo, hi) for lo, hi in zip(lower, upper, strict=True)
+            ]
+        else:
+            table.loc[name, "certified band"] = _bounds_text(lower[name], upper[name])
+            table.loc[name, "exact"] = _exact_text(lower[name], upper[name])
+            table.loc[name, "status"] = frame.loc[name, "status"]
+            if label is not None:
+                table.loc[name, label] = f"{frame.loc[name, label]:.2%}"
+    if per_group and label is not None:
+        column = f"ambiguity, {label}"
+        table[column] = frame[column].map(lambda v: f"{v:.2%}")
+    return table.to_string()
