@@ -128,7 +128,7 @@ def _decisions_page(report, data, images, models):
         *_warning(say.far_from_optimum(report)),
         "<h2>Measures</h2>",
     ]
-    # Two labels' words carry no markup (their quotes are written as they are).
+    # The two-label page writes these words as they are, quotes unescaped.
     words = esc if k_labels else str
     tolerance = (
         say.tolerance_words(report) if k_labels else f"eps = {report.epsilon:.4g}"

@@ -45,29 +45,25 @@ BINARY_ONLY_LINE = (
 
 
 # ----------------------------------------------------------------- the data
-def heading(report, audit):
-    """The report's first line: ``audit`` of which data, people, features,
-    and the target's labels."""
+def report_heading(report):
+    """The first line of a report's summary and page: the audit, of which
+    data, how many people and features, and the target's labels."""
     d, classes = report.dataset, report.auditor.classes_
+    if report.audit == "probabilistic":
+        audit = "Probabilistic audit"
+    else:
+        audit = "K-class audit" if report.k_labels else "Audit"
     if len(classes) == 2:
         labels = f"(positive class {d['classes'][1]!r})"
     else:
         names = ", ".join(str(plain(c)) for c in classes)
         labels = f"with {len(classes)} labels ({names})"
+        if report.audit == "probabilistic":
+            labels += "; a decision is the most probable label"
     return (
         f"{audit} of {d['source']}: {len(report.y)} people, "
         f"{len(d['feature_names'])} features, target {d.get('target')!r} {labels}"
     )
-
-
-def report_heading(report):
-    """The first line of a report's summary and page."""
-    if report.audit == "decisions":
-        return heading(report, "K-class audit" if report.k_labels else "Audit")
-    line = heading(report, "Probabilistic audit")
-    if report.multinomial:
-        line += "; a decision is the most probable label"
-    return line
 
 
 def timings_line(timings):
