@@ -326,12 +326,7 @@ def build_parser():
 
 
 def parse_arguments(argv=None):
-    """Parse the command line.
-
-    Parameters
-    ----------
-    argv : list of str, default=None
-        Arguments (``sys.argv[1:]`` when ``None``).
+    """Parse the command line ``argv`` (``sys.argv[1:]`` when ``None``).
 
     Returns
     -------

@@ -429,9 +429,8 @@ def run_probabilistic_audit(
 
     Parameters
     ----------
-    X : pandas.DataFrame of shape (n_samples, n_features)
-    y : array-like of shape (n_samples,)
-        Two labels, or 3 to 20, each on at least two rows.
+    X, y, groups, n_jobs, dataset
+        As for :func:`run_audit`.
     estimator : estimator, default=None
         A logistic regression or a Pipeline ending in one (``None``:
         :func:`default_estimator`).
@@ -440,8 +439,6 @@ def run_probabilistic_audit(
     threshold : float, default=0.5
         Decision threshold (two labels; with K a decision is the most
         probable label).
-    groups : array-like of shape (n_samples,), default=None
-    n_jobs : int or None, default=None
     total_time_limit : float or None, default=None
         Seconds for the whole audit: each request's exact solver gets what is
         left (``None``: the auditor's default limit per request).
@@ -449,8 +446,6 @@ def run_probabilistic_audit(
         The auditor's ``random_state`` (an int keeps the report reproducible).
     verbose : int, default=0
         The auditor's ``verbose`` (``1``: progress on stderr).
-    dataset : dict, default=None
-        Description of the data copied into the report.
 
     Returns
     -------
