@@ -81,7 +81,7 @@ def _constraints(args, groups):
     return constraints
 
 
-def _run(args, X, y, groups, dataset):
+def _exact_audit(args, X, y, groups, dataset):
     """The exact (0-1) audit of two labels or K."""
     from ._run import run_audit
 
@@ -145,11 +145,11 @@ def _audit(args):
             "without them"
         )
     if args.measure == "probabilistic":
-        report = _run_probabilistic(args, X, y, groups, dataset)
+        report = _probabilistic_only(args, X, y, groups, dataset)
     elif args.measure == "both" or args.estimator == "logistic":
-        report = _run_both(args, X, y, groups, dataset)
+        report = _both_audits(args, X, y, groups, dataset)
     else:
-        report = _run(args, X, y, groups, dataset)
+        report = _exact_audit(args, X, y, groups, dataset)
     return _finish(report, args.out)
 
 
@@ -158,7 +158,7 @@ def _has_k_labels(y):
     return pd.Series(y).nunique() > 2
 
 
-def _run_both(args, X, y, groups, dataset):
+def _both_audits(args, X, y, groups, dataset):
     """The 0-1 audit of a logistic regression and, beside it, the
     probabilistic audit of the same model (``--log-loss-epsilon`` nats)."""
     from ._run import run_both
@@ -169,7 +169,7 @@ def _run_both(args, X, y, groups, dataset):
         )
     args.estimator = "logistic"
     return run_both(
-        lambda: _run(args, X, y, groups, dataset),
+        lambda: _exact_audit(args, X, y, groups, dataset),
         lambda: _probabilistic_audit(
             args,
             X,
@@ -206,7 +206,9 @@ def _probabilistic_audit(args, X, y, groups, dataset, **options):
     )
 
 
-def _run_probabilistic(args, X, y, groups, dataset):
+def _probabilistic_only(args, X, y, groups, dataset):
+    """``--measure probabilistic``: the probabilistic audit alone, once the
+    options it has no use for are refused or noted."""
     if _constraints(args, groups):
         raise ValueError(
             "--max-nonzero, --sign and --rate-gap constrain the 0-1 level set "
@@ -266,7 +268,7 @@ def _demo(args):
         "groups": None,
         "feature_names": list(X.columns),
     }
-    report = _run(args, X, y, None, dataset)
+    report = _exact_audit(args, X, y, None, dataset)
     code = _finish(report, args.out)
     print(f"Wall time: {time.perf_counter() - start:.1f} s")
     return code
