@@ -46,17 +46,20 @@ def render_page(report, data, images, models):
 
 # ------------------------------------------------------------------ pieces
 def img_tag(path):
+    """A PNG file as an inline image."""
     data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
     return f'<img alt="{esc(path.stem)}" src="data:image/png;base64,{data}">'
 
 
 def html_table(frame, index=True):
+    """A DataFrame as a table, numbers to four decimals."""
     return frame.to_html(
         index=index, float_format=lambda x: f"{x:.4f}", border=0, classes="t"
     )
 
 
 def kv_table(mapping):
+    """A mapping as a two-column table."""
     rows = "".join(
         f"<tr><th>{esc(str(k))}</th><td>{esc(str(v))}</td></tr>"
         for k, v in mapping.items()

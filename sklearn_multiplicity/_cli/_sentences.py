@@ -67,11 +67,13 @@ def report_heading(report):
 
 
 def timings_line(timings):
+    """The seconds of each stage and their total."""
     return "Timings: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
 
 
 # -------------------------------------------------------- the 0-1 baseline
 def baseline_line(auditor):
+    """The baseline and its training errors."""
     return (
         f"Baseline ({type(unwrap(auditor.estimator_)).__name__}): "
         f"{auditor.baseline_errors_:g} training errors ({auditor.baseline_error_:.2%})"
@@ -79,6 +81,7 @@ def baseline_line(auditor):
 
 
 def min_error_line(auditor):
+    """The class's certified minimum error and its status."""
     lo, hi = auditor.min_error_bounds_
     return (
         f"Certified minimum error of the class: [{lo:g}, {hi:g}] errors "
@@ -271,6 +274,7 @@ def people_line(report):
 
 
 def open_values_line(open_values):
+    """What a report leaves open (its ``open_values()``), or that nothing is."""
     if open_values:
         return "Not certified (bounds only): " + "; ".join(open_values)
     return "Every value above is certified."
@@ -310,6 +314,7 @@ def path_words(report):
 
 # --------------------------------------------------------- probabilistic
 def log_loss_level_line(auditor):
+    """The objective's level that bounds the log-loss level set."""
     return (
         f"  objective at most {auditor.objective_level():.6g} "
         f"(baseline {auditor.baseline_objective_:.6g} + eps {auditor.epsilon:g} "
