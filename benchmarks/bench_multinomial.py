@@ -42,7 +42,7 @@ def case(name, unlimited=False, eps=0.01, n_jobs=2):
     X, y, model = data(name)
     limit = None if unlimited else LIMITS[name]
     auditor = ProbabilisticAuditor(
-        model, epsilon=eps, n_jobs=n_jobs, total_time_limit=limit
+        model, log_loss_epsilon=eps, n_jobs=n_jobs, total_time_limit=limit
     )
     start = time.perf_counter()
     auditor.fit(X, y)

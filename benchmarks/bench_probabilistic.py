@@ -67,7 +67,7 @@ def run(name, X, y, refine, n_jobs, estimator=None):
     start = time.perf_counter()
     auditor = ProbabilisticAuditor(
         estimator or LogisticRegression(max_iter=1000),
-        epsilon=0.01,
+        log_loss_epsilon=0.01,
         refine=refine,
         n_jobs=n_jobs,
     ).fit(X, y)
@@ -110,7 +110,9 @@ def rashomon_side_by_side(n_jobs):
     from sklearn.frozen import FrozenEstimator
 
     start = time.perf_counter()
-    ours = ProbabilisticAuditor(FrozenEstimator(model), epsilon=0.01, n_jobs=n_jobs)
+    ours = ProbabilisticAuditor(
+        FrozenEstimator(model), log_loss_epsilon=0.01, n_jobs=n_jobs
+    )
     ranges = ours.fit(X, y).viable_prediction_range()
     our_seconds = time.perf_counter() - start
     start = time.perf_counter()

@@ -56,50 +56,28 @@ def _fraction(text):
     return value
 
 
-def _threshold(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
-    return value
+def _checked(kind, accepts, expected):
+    """An argument type: ``kind(text)`` when ``accepts`` it, else a usage
+    error saying what was ``expected``."""
+
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not accepts(value):
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        return value
+
+    return parse
 
 
-def _seconds(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value > 0 or not np.isfinite(value):
-        raise argparse.ArgumentTypeError(
-            f"expected a positive number of seconds, got {text!r}"
-        )
-    return value
-
-
-def _jobs(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value == 0:
-        raise argparse.ArgumentTypeError(
-            f"expected a non-zero integer (-1: all cores), got {text!r}"
-        )
-    return value
-
-
-def _count(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(
-            f"expected a non-negative integer, got {text!r}"
-        )
-    return value
+_threshold = _checked(float, lambda v: 0 < v < 1, "a number in (0, 1)")
+_seconds = _checked(
+    float, lambda v: v > 0 and np.isfinite(v), "a positive number of seconds"
+)
+_jobs = _checked(int, lambda v: v != 0, "a non-zero integer (-1: all cores)")
+_count = _checked(int, lambda v: v >= 0, "a non-negative integer")
 
 
 _SIGNS = {"+1": 1, "+": 1, "1": 1, "-1": -1, "-": -1, "0": 0}
@@ -348,12 +326,7 @@ def build_parser():
 
 
 def parse_arguments(argv=None):
-    """Parse the command line.
-
-    Parameters
-    ----------
-    argv : list of str, default=None
-        Arguments (``sys.argv[1:]`` when ``None``).
+    """Parse the command line ``argv`` (``sys.argv[1:]`` when ``None``).
 
     Returns
     -------

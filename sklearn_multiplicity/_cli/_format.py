@@ -1,7 +1,7 @@
-"""The values of an audit report as text and plain data.
+"""The values of an audit report as plain data.
 
-Status labels, JSON-ready copies, the terminal table, the coefficients of a
-linear model and the versions of the software that computed a report.
+Status labels, JSON-ready copies, the coefficients of a linear model and the
+versions of the software that computed a report.
 """
 
 import importlib.metadata
@@ -13,7 +13,6 @@ import pandas as pd
 from sklearn.frozen import FrozenEstimator
 from sklearn.pipeline import Pipeline
 
-from .._core import ClassBudget
 from .._core import certified as is_certified
 from .._core._validation import PerClassEpsilon
 
@@ -64,20 +63,10 @@ def column_names(names, n_columns):
     return names
 
 
-def linear_part(estimator, default_names):
-    """``(names, coef, intercept)`` of a linear model or a Pipeline ending in one."""
-    names, estimator = final_linear(estimator, default_names)
-    coef = np.asarray(estimator.coef_, dtype=float).ravel()
-    return (
-        column_names(names, coef.size),
-        coef,
-        float(np.ravel(estimator.intercept_)[0]),
-    )
-
-
 def linear_parts(estimator, default_names):
-    """``(names, coef, intercept)`` of a K-label linear model or a Pipeline
-    ending in one: ``coef`` of shape (K, n_names), ``intercept`` (K,)."""
+    """``(names, coef, intercept)`` of a linear model or a Pipeline ending in
+    one: ``coef`` of shape (n_rows, n_names), ``intercept`` (n_rows,), one
+    row for two labels and one per label for K."""
     names, estimator = final_linear(estimator, default_names)
     coef = np.atleast_2d(np.asarray(estimator.coef_, dtype=float))
     intercept = np.broadcast_to(
@@ -140,81 +129,3 @@ def finite_or_none(value):
     except (TypeError, ValueError):
         return None
     return value if math.isfinite(value) else None
-
-
-def _bounds_text(lower, upper):
-    return f"[{lower:.2%}, {upper:.2%}]"
-
-
-def _exact_text(lower, upper):
-    """The value when the bounds pin it, else a dash: a band is not a value."""
-    return f"{lower:.2%}" if is_certified(lower, upper) else "-"
-
-
-def compact(frame, measures, per_group=False, label=SAMPLING_LABEL):
-    """Terminal table: each measure's certified band first, then its exact
-    value (only when the band is a point), status and sampled estimate
-    (none when ``label`` is None)."""
-    table = pd.DataFrame(index=frame.index)
-    if per_group:
-        table["n"] = frame["n"].map(lambda v: f"{v:g}")
-    for name in measures:
-        lower = frame[f"{name}_lower"] if per_group else frame["lower"]
-        upper = frame[f"{name}_upper"] if per_group else frame["upper"]
-        if per_group:
-            table[f"{name} band"] = [
-                _bounds_text(lo, hi) for lo, hi in zip(lower, upper, strict=True)
-            ]
-            table[name] = [
-                _exact_text(lo, hi) for lo, hi in zip(lower, upper, strict=True)
-            ]
-        else:
-            table.loc[name, "certified band"] = _bounds_text(lower[name], upper[name])
-            table.loc[name, "exact"] = _exact_text(lower[name], upper[name])
-            table.loc[name, "status"] = frame.loc[name, "status"]
-            if label is not None:
-                table.loc[name, label] = f"{frame.loc[name, label]:.2%}"
-    if per_group and label is not None:
-        column = f"ambiguity, {label}"
-        table[column] = frame[column].map(lambda v: f"{v:.2%}")
-    return table.to_string()
-
-
-def budget_words(budget):
-    """A level set's error budget (a number, a per-class
-    :class:`~.._core.ClassBudget`, or a dict of the most errors on each
-    true label) in words."""
-    if isinstance(budget, dict):
-        return "at most " + ", ".join(
-            f"{v:g} error{'' if v == 1 else 's'} on {plain(k)!r}"
-            for k, v in budget.items()
-        )
-    if isinstance(budget, ClassBudget):
-        return (
-            f"at most {budget.false_positives:g} false positives and "
-            f"{budget.false_negatives:g} false negatives"
-        )
-    return f"at most {budget:g} training errors"
-
-
-def in_words(name, lower, upper, n, budget, *, what="decision"):
-    """What a measure's certified band says about people, in one sentence.
-
-    ``what`` is what a model changes: ``"decision"`` (two labels) or
-    ``"label"`` (K labels).
-    """
-    model = f"model with {budget_words(budget)}"
-    other = "the other decision" if what == "decision" else "another label"
-    if name == "ambiguity":
-        share = (
-            f"Exactly {lower:.2%}"
-            if is_certified(lower, upper)
-            else f"At least {lower:.2%} and at most {upper:.2%}"
-        )
-        return f"{share} of the {n:g} people get {other} from a {model}."
-    if is_certified(lower, upper):
-        return f"The most {what}s one {model} changes: exactly {lower:.2%}."
-    return (
-        f"The most {what}s one {model} changes: at least {lower:.2%} "
-        f"(a model found) and at most {upper:.2%} (a proof)."
-    )

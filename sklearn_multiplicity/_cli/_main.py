@@ -81,9 +81,12 @@ def _constraints(args, groups):
     return constraints
 
 
-def _run(args, X, y, groups, dataset):
+def _exact_audit(args, X, y, groups, dataset):
+    """The exact (0-1) audit of two labels or K."""
     from ._run import run_audit
 
+    if _has_k_labels(y) and args.n_models != 100:
+        _diagnostic("note: the sampled estimate is for two labels; --n-models ignored")
     return run_audit(
         X,
         y,
@@ -135,14 +138,18 @@ def _audit(args):
         "binarize": args.binarize,
         "sample": args.sample,
     }
-    if _has_k_labels(y):
-        report = _run_multiclass(args, X, y, groups, dataset)
-    elif args.measure == "probabilistic":
-        report = _run_probabilistic(args, X, y, groups, dataset)
+    if _has_k_labels(y) and _constraints(args, groups):
+        raise ValueError(
+            "the constraints (--max-nonzero, --sign, --rate-gap) are for two "
+            f"labels; a target of {pd.Series(y).nunique()} labels is audited "
+            "without them"
+        )
+    if args.measure == "probabilistic":
+        report = _probabilistic_only(args, X, y, groups, dataset)
     elif args.measure == "both" or args.estimator == "logistic":
-        report = _run_both(args, X, y, groups, dataset)
+        report = _both_audits(args, X, y, groups, dataset)
     else:
-        report = _run(args, X, y, groups, dataset)
+        report = _exact_audit(args, X, y, groups, dataset)
     return _finish(report, args.out)
 
 
@@ -151,59 +158,18 @@ def _has_k_labels(y):
     return pd.Series(y).nunique() > 2
 
 
-def _run_multiclass(args, X, y, groups, dataset):
-    """The audits of a target of 3 to 20 labels: the K-class exact (0-1)
-    audit, the probabilistic audit of a multinomial logistic regression, or
-    both of one logistic regression."""
-    n_labels = pd.Series(y).nunique()
-    if _constraints(args, groups):
-        raise ValueError(
-            "the constraints (--max-nonzero, --sign, --rate-gap) are for two "
-            f"labels; a target of {n_labels} labels is audited without them"
-        )
-    if args.measure == "probabilistic":
-        return _run_probabilistic(args, X, y, groups, dataset)
-    if args.measure == "both" or args.estimator == "logistic":
-        return _run_both(args, X, y, groups, dataset)
-    return _run_k_class(args, X, y, groups, dataset)
-
-
-def _run_k_class(args, X, y, groups, dataset):
-    """The K-class exact (0-1) audit."""
-    from ._multiclass import run_multiclass_audit
-
-    if args.n_models != 100:
-        _diagnostic("note: the sampled estimate is for two labels; --n-models ignored")
-    return run_multiclass_audit(
-        X,
-        y,
-        estimator=_estimator(args.estimator),
-        epsilon=args.epsilon,
-        groups=groups,
-        max_epsilon=args.max_epsilon,
-        time_limit=args.time_limit,
-        total_time_limit=args.total_time_limit,
-        n_jobs=args.n_jobs,
-        random_state=args.random_state,
-        verbose=0 if args.quiet else 1,
-        dataset=dataset,
-        abstain=args.abstain,
-    )
-
-
-def _run_both(args, X, y, groups, dataset):
+def _both_audits(args, X, y, groups, dataset):
     """The 0-1 audit of a logistic regression and, beside it, the
     probabilistic audit of the same model (``--log-loss-epsilon`` nats)."""
-    from ._both import run_both
+    from ._run import run_both
 
     if args.log_loss_epsilon < 0:
         raise ValueError(
             f"--log-loss-epsilon must be >= 0 nats, got {args.log_loss_epsilon}"
         )
     args.estimator = "logistic"
-    decisions = _run_k_class if _has_k_labels(y) else _run
     return run_both(
-        lambda: decisions(args, X, y, groups, dataset),
+        lambda: _exact_audit(args, X, y, groups, dataset),
         lambda: _probabilistic_audit(
             args,
             X,
@@ -220,32 +186,29 @@ def _run_both(args, X, y, groups, dataset):
 def _probabilistic_audit(args, X, y, groups, dataset, **options):
     """The probabilistic audit of ``y``'s labels (two, or three and more),
     with the command line's common options and ``options``."""
-    from ._label_probabilistic import run_label_probabilistic_audit
-    from ._probabilistic import run_probabilistic_audit
+    from ._run import run_probabilistic_audit
 
-    common = {
-        "groups": groups,
-        "n_jobs": args.n_jobs,
-        "random_state": args.random_state,
-        "verbose": 0 if args.quiet else 1,
-        "dataset": dataset,
-        **options,
-    }
-    if _has_k_labels(y):
-        _threshold_note(args)
-        return run_label_probabilistic_audit(X, y, **common)
-    return run_probabilistic_audit(X, y, threshold=args.threshold, **common)
-
-
-def _threshold_note(args):
-    if args.threshold != 0.5:
+    if _has_k_labels(y) and args.threshold != 0.5:
         _diagnostic(
             "note: --threshold is for two labels (with more, a decision is "
             "the most probable label); ignored"
         )
+    return run_probabilistic_audit(
+        X,
+        y,
+        threshold=args.threshold,
+        groups=groups,
+        n_jobs=args.n_jobs,
+        random_state=args.random_state,
+        verbose=0 if args.quiet else 1,
+        dataset=dataset,
+        **options,
+    )
 
 
-def _run_probabilistic(args, X, y, groups, dataset):
+def _probabilistic_only(args, X, y, groups, dataset):
+    """``--measure probabilistic``: the probabilistic audit alone, once the
+    options it has no use for are refused or noted."""
     if _constraints(args, groups):
         raise ValueError(
             "--max-nonzero, --sign and --rate-gap constrain the 0-1 level set "
@@ -305,7 +268,7 @@ def _demo(args):
         "groups": None,
         "feature_names": list(X.columns),
     }
-    report = _run(args, X, y, None, dataset)
+    report = _exact_audit(args, X, y, None, dataset)
     code = _finish(report, args.out)
     print(f"Wall time: {time.perf_counter() - start:.1f} s")
     return code

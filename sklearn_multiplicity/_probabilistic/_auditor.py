@@ -22,6 +22,7 @@ from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._core import certified
 from .._core._validation import check_binary_target, check_epsilon, check_weights
 from .._engine import Deadline
 from .._estimators._baseline import BaselineDelegationMixin, fit_baseline
@@ -940,7 +941,7 @@ class ProbabilisticAuditor(
 
 def _value(bounds, name):
     lower, upper = bounds
-    if upper - lower > 1e-12:
+    if not certified(lower, upper):
         warnings.warn(
             f"The {name} is not pinned by the certified ranges: reporting its "
             f"lower bound {lower:.6g} (upper bound {upper:.6g}); see the "

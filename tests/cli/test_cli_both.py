@@ -10,8 +10,9 @@ import pandas as pd
 import pytest
 
 from sklearn_multiplicity._cli import main
-from sklearn_multiplicity._cli._both import DIFFERENCE, BothReport
-from sklearn_multiplicity._cli._probabilistic import run_probabilistic_audit
+from sklearn_multiplicity._cli._both import BothReport
+from sklearn_multiplicity._cli._run import run_probabilistic_audit
+from sklearn_multiplicity._cli._sentences import DIFFERENCE
 
 FAST = ["--time-limit", "10", "--n-models", "20", "--quiet"]
 

@@ -15,12 +15,9 @@ from test_cli_multiclass import CLASSES, label_sets, tiny_frame, truth_of
 
 from sklearn_multiplicity import ProbabilisticAuditor
 from sklearn_multiplicity._cli import main
-from sklearn_multiplicity._cli._both import LABELS_DIFFERENCE
 from sklearn_multiplicity._cli._data import load_audit_data
-from sklearn_multiplicity._cli._label_probabilistic import (
-    run_label_probabilistic_audit,
-)
-from sklearn_multiplicity._cli._probabilistic import default_estimator
+from sklearn_multiplicity._cli._run import default_estimator, run_probabilistic_audit
+from sklearn_multiplicity._cli._sentences import LABELS_DIFFERENCE
 from sklearn_multiplicity._exceptions import CertificationWarning
 
 QUIET = ["--quiet"]
@@ -264,7 +261,7 @@ def test_a_spent_deadline_reports_open_labels_and_bounds():
     y = np.argmax(X.to_numpy()[:, :4] + 2.0 * rng.normal(size=(200, 4)), axis=1)
     # Expired before the walk starts: the pairs the closed forms leave stay
     # open, and everything is still reported.
-    report = run_label_probabilistic_audit(X, y, epsilon=0.02, total_time_limit=1e-6)
+    report = run_probabilistic_audit(X, y, epsilon=0.02, total_time_limit=1e-6)
     data = report.to_dict()
     assert data["labels"]["open"] > 0 and not data["certified"]
     check_values_only_when_certified(data["measures"])

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 from test_cli_multiclass import CLASSES, audit, label_sets, tiny_frame, truth_of
 
-from sklearn_multiplicity._cli._multiclass import run_multiclass_audit
-from sklearn_multiplicity._engine import PLANS
+from sklearn_multiplicity._cli._plans import PLANS
+from sklearn_multiplicity._cli._run import run_audit
 
 
 @pytest.fixture
@@ -103,7 +103,7 @@ def test_the_plan_settles_epsilon_first_and_a_spent_deadline_reports_bounds():
     rng = np.random.default_rng(0)
     X = pd.DataFrame(rng.integers(0, 2, size=(120, 8)), columns=list("abcdefgh"))
     y = rng.integers(0, 4, size=120)  # noise: hard to certify
-    report = run_multiclass_audit(
+    report = run_audit(
         X, y, epsilon=0.05, max_epsilon=0.1, total_time_limit=0.5, time_limit=10
     )
     # Every step ran, and all that a limit left open is reported as open.

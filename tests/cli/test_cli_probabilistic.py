@@ -12,7 +12,7 @@ from shared_data import SHARED_DATA
 from sklearn_multiplicity import ProbabilisticAuditor
 from sklearn_multiplicity._cli import main
 from sklearn_multiplicity._cli._data import load_audit_data
-from sklearn_multiplicity._cli._probabilistic import (
+from sklearn_multiplicity._cli._run import (
     default_estimator,
     run_probabilistic_audit,
 )
@@ -58,7 +58,7 @@ def test_probabilistic_audit_writes_every_output(csv, tmp_path, capsys):
     people = pd.read_csv(out / "people.csv", index_col="row")
     # The report's numbers are the auditor's on the same encoded data.
     X, y, groups, _ = load_audit_data(csv, "outcome", "group")
-    auditor = ProbabilisticAuditor(default_estimator(), epsilon=0.02).fit(X, y)
+    auditor = ProbabilisticAuditor(default_estimator(), log_loss_epsilon=0.02).fit(X, y)
     ranges = auditor.viable_prediction_range()
     np.testing.assert_allclose(people["upper"], ranges["upper"], atol=1e-9)
     measures = {m["index"]: m for m in report["measures"]}

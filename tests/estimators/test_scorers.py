@@ -147,7 +147,9 @@ def test_scorers_read_the_auditor_ending_a_pipeline():
 
 def test_probabilistic_scorers_read_the_auditor_ending_a_pipeline():
     X, y = cancer_data()
-    pipeline = make_pipeline(StandardScaler(), ProbabilisticAuditor(epsilon=0.02))
+    pipeline = make_pipeline(
+        StandardScaler(), ProbabilisticAuditor(log_loss_epsilon=0.02)
+    )
     result = cross_validate(
         pipeline,
         X,

@@ -137,29 +137,6 @@ PER_CLASS_PATH = (
 #: of the minimum error's account, to say whether the level sets may be empty.
 MIN_ERROR_IN_FIT = 0.25
 
-#: The command-line audit under a total time limit: the values at epsilon,
-#: which the report leads with, get half, before the path, which starts from
-#: what they found (on breast cancer, 6 features, 60 s: with 0.35 for the
-#: values and 0.3 for the path, the discrepancy's lower bound was two people
-#: lower and the minimum error's upper bound one error higher).
-COMMAND_LINE_AUDIT = (
-    Step("fit", 0.3, "the baseline, the class's minimum error"),
-    Step("epsilon", 0.05, "a suggested tolerance (bootstrap), when asked for"),
-    Step("measures", 0.5, "the audit at epsilon: both measures, the groups"),
-    Step("path", 0.1, "both measures along the tolerances"),
-    Step("sampling", 0.05, "the sampled estimate"),
-)
-
-#: Without a limit the path goes first: its flip MIPs, solved to optimality
-#: once, answer ambiguity at every tolerance, epsilon's included.
-COMMAND_LINE_AUDIT_UNLIMITED = (
-    COMMAND_LINE_AUDIT[0],
-    COMMAND_LINE_AUDIT[1],
-    COMMAND_LINE_AUDIT[3],
-    COMMAND_LINE_AUDIT[2],
-    COMMAND_LINE_AUDIT[4],
-)
-
 # -- The certifiers' plans ---------------------------------------------------
 # Each has a twin "without identities" for encodings without affine-identity
 # rows: their LP relaxations prove little (on German credit, nothing), so
@@ -283,14 +260,6 @@ COEFFICIENT_RANGES = (
 #: with a valid, weaker bound: the assessment comes before any MIP.
 ASSESSMENT_LP_SECONDS = 1.0
 
-#: ``audit --estimator logistic``: the 0-1 audit, then the probabilistic
-#: audit of the same model (certified in seconds; its closed-form brackets
-#: hold even with no time).
-COMMAND_LINE_BOTH = (
-    Step("decisions", 0.85, "the 0-1 audit's report"),
-    Step("probabilistic", 0.15, "viable prediction ranges, their measures"),
-)
-
 #: Least seconds of a flip MIP in the first, short round of a K-class
 #: ambiguity (each open pattern gets an even share of the time left, at least
 #: this; the MIPs stop at their first solution).
@@ -318,26 +287,12 @@ K_CLASS_PATH = (
     Step("discrepancy", 0.5, "disagreeing models and bounds at each tolerance"),
 )
 
-#: The command-line audit of a K-label target: the values at epsilon, then
-#: every person's labels at epsilon (one MIP per person and label not yet
-#: settled), then the path. Without a limit every step runs to its end.
-COMMAND_LINE_K_CLASS_AUDIT = (
-    Step("fit", 0.2, "the baseline, the class's minimum error"),
-    Step("measures", 0.35, "the audit at epsilon: both measures, the groups"),
-    Step("people", 0.15, "the labels the level set gives each person"),
-    Step("path", 0.3, "both measures along the tolerances"),
-)
-
 PLANS = {
     "tolerance audit": TOLERANCE_AUDIT,
     "K-class audit": K_CLASS_AUDIT,
     "K-class path": K_CLASS_PATH,
     "K-class ambiguity": K_CLASS_AMBIGUITY,
     "per-class path": PER_CLASS_PATH,
-    "command-line audit": COMMAND_LINE_AUDIT,
-    "command-line audit, unlimited": COMMAND_LINE_AUDIT_UNLIMITED,
-    "command-line audit, both": COMMAND_LINE_BOTH,
-    "command-line K-class audit": COMMAND_LINE_K_CLASS_AUDIT,
     "ambiguity": AMBIGUITY,
     "ambiguity without identities": AMBIGUITY_WITHOUT_IDENTITIES,
     "per-class": PER_CLASS,

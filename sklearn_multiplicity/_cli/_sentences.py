@@ -1,0 +1,379 @@
+"""The sentences of the reports, said once for the terminal and the HTML page.
+
+Each function reads a report (or a value of one) and returns plain text; the
+text renderer prints it, the HTML renderer escapes it. Two labels and K
+labels share a sentence wherever they say the same thing, and name their
+difference (a decision or a label, per class or per label) where they do
+not.
+"""
+
+import numpy as np
+
+from .._core import ClassBudget
+from .._core import certified as is_certified
+from .._core._validation import PerClassEpsilon
+from .._reporting._warnings import baseline_gap_words
+from ._format import plain, status_label, unwrap
+
+#: How the two audits of one logistic model differ, for every output.
+DIFFERENCE = (
+    "The two audits ask different questions of the same logistic model: the "
+    "0-1 audit counts the decisions that models within eps of the class's best "
+    "error rate would change; the probabilistic audit bounds how far the "
+    "predicted probabilities of models within eps nats of the best mean "
+    "log-loss can move, and which decisions at the threshold they change."
+)
+#: The same sentence for a target of 3 to 20 labels.
+LABELS_DIFFERENCE = (
+    "The two audits ask different questions of the same multinomial logistic "
+    "model: the 0-1 audit counts the labels that models within eps of the "
+    "class's best error rate would change; the probabilistic audit bounds how "
+    "far the predicted probabilities of models within eps nats of the best "
+    "mean log-loss can move, and which labels (the most probable) they give."
+)
+
+#: What the command line gives two labels only, and why, in one line each.
+BINARY_ONLY = {
+    "epsilon auto": "its bootstrap interval is of a binary error",
+    "sampled estimate": "the pool of logistic regressions is binary",
+    "coefficient ranges": "the auditor computes them for two labels",
+    "constraints": "the constrained classes are binary",
+}
+BINARY_ONLY_LINE = (
+    "For two labels only: --epsilon auto, the sampled estimate, "
+    "coefficient ranges and constraints."
+)
+
+
+# ----------------------------------------------------------------- the data
+def report_heading(report):
+    """The first line of a report's summary and page: the audit, of which
+    data, how many people and features, and the target's labels."""
+    d, classes = report.dataset, report.auditor.classes_
+    if report.audit == "probabilistic":
+        audit = "Probabilistic audit"
+    else:
+        audit = "K-class audit" if report.k_labels else "Audit"
+    if len(classes) == 2:
+        labels = f"(positive class {d['classes'][1]!r})"
+    else:
+        names = ", ".join(str(plain(c)) for c in classes)
+        labels = f"with {len(classes)} labels ({names})"
+        if report.audit == "probabilistic":
+            labels += "; a decision is the most probable label"
+    return (
+        f"{audit} of {d['source']}: {len(report.y)} people, "
+        f"{len(d['feature_names'])} features, target {d.get('target')!r} {labels}"
+    )
+
+
+def timings_line(timings):
+    """The seconds of each stage and their total."""
+    return "Timings: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
+
+
+# -------------------------------------------------------- the 0-1 baseline
+def baseline_line(auditor):
+    """The baseline and its training errors."""
+    return (
+        f"Baseline ({type(unwrap(auditor.estimator_)).__name__}): "
+        f"{auditor.baseline_errors_:g} training errors ({auditor.baseline_error_:.2%})"
+    )
+
+
+def min_error_line(auditor):
+    """The class's certified minimum error and its status."""
+    lo, hi = auditor.min_error_bounds_
+    return (
+        f"Certified minimum error of the class: [{lo:g}, {hi:g}] errors "
+        f"({status_label(lo, hi)})"
+    )
+
+
+def rates_line(rates):
+    """The two error rates of a report's ``error_rates()`` in words."""
+    return (
+        f"false positive rate {rates['false_positive_rate']:.2%} "
+        f"({rates['false_positives']} of {rates['negatives']} negatives), "
+        f"false negative rate {rates['false_negative_rate']:.2%} "
+        f"({rates['false_negatives']} of {rates['positives']} positives)"
+    )
+
+
+def label_errors_line(table):
+    """The baseline's errors on each true label (a report's
+    ``label_errors()``) in words."""
+    return "Baseline errors by true label: " + ", ".join(
+        f"{k!r} {row['errors']:g} of {row['n']:g} ({row['error_rate']:.2%})"
+        for k, row in table.iterrows()
+    )
+
+
+def constant_baseline(report):
+    """What a constant baseline means for the audit, or ``None``: when the
+    baseline predicts one class for every training row, the class and the
+    certified minimum error beside the baseline's errors."""
+    a = report.auditor
+    label = getattr(a, "baseline_constant_class_", None)
+    if label is None or report.k_labels:
+        return None
+    lo, hi = a.min_error_bounds_
+    return (
+        f"WARNING: the baseline is constant: it predicts {plain(label)!r} for "
+        f"all {len(report.y)} people ({a.baseline_errors_:g} "
+        f"errors; the class's certified minimum is [{lo:g}, {hi:g}]). The "
+        "level set is built around it: the measures count the people whom "
+        f"models of the level set decide otherwise than {plain(label)!r}."
+    )
+
+
+def far_from_optimum(report):
+    """What the ambiguity measures when models of the class err less than the
+    baseline by more than the tolerance allows, or ``None``: the library's
+    sentence (:func:`~.._reporting._warnings.baseline_gap_words`), the one
+    its :class:`BaselineGapWarning` says.
+
+    A model with ``upper`` errors (the minimum error's upper bound) is
+    verified, so the gap it shows is certain.
+    """
+    a = report.auditor
+    if constant_baseline(report) is not None:
+        return None  # said by constant_baseline
+    lo, hi = a.min_error_bounds_
+    base = a.baseline_errors_
+    words = baseline_gap_words(
+        base, hi, total_budget(report.budget) - base, min_error=(lo, hi)
+    )
+    return None if words is None else f"NOTE: {words}"
+
+
+# ---------------------------------------------------------- the level set
+def total_budget(budget):
+    """The most errors in all of a budget (a number, a :class:`ClassBudget`
+    or ``{label: errors}``)."""
+    if isinstance(budget, dict):
+        return sum(budget.values())
+    return getattr(budget, "total", budget)
+
+
+def budget_words(budget):
+    """A level set's error budget (a number, a per-class
+    :class:`~.._core.ClassBudget`, or a dict of the most errors on each
+    true label) in words."""
+    if isinstance(budget, dict):
+        return "at most " + ", ".join(
+            f"{v:g} error{'' if v == 1 else 's'} on {plain(k)!r}"
+            for k, v in budget.items()
+        )
+    if isinstance(budget, ClassBudget):
+        return (
+            f"at most {budget.false_positives:g} false positives and "
+            f"{budget.false_negatives:g} false negatives"
+        )
+    return f"at most {budget:g} training errors"
+
+
+def _pairs(epsilon):
+    return ", ".join(
+        f"{plain(k)!r}: {v:g}" for k, v in zip(epsilon.labels, epsilon, strict=True)
+    )
+
+
+def tolerance_words(report):
+    """``eps = ...``: the tolerance, or one per label."""
+    if not report.per_label:
+        return f"eps = {report.epsilon:.4g}"
+    if report.k_labels:
+        return f"eps = {{{_pairs(report.epsilon)}}} per label"
+    return f"eps = {report.epsilon:.4g} per class"
+
+
+def level_set_line(report):
+    """The level set in one line: the tolerance, the extra errors it allows
+    and the budget (per kind of error, or per true label)."""
+    extra = report.extra_errors()
+    if not report.per_label:
+        return (
+            f"Level set: {tolerance_words(report)} -> {extra:g} extra errors "
+            f"(at most {report.budget:g} errors)"
+        )
+    if report.k_labels:
+        return (
+            f"Level set: {tolerance_words(report)} -> extra errors "
+            + ", ".join(f"{v:g} on {k!r}" for k, v in extra.items())
+            + f" ({budget_words(report.budget)})"
+        )
+    return (
+        f"Level set: {tolerance_words(report)} -> "
+        f"{extra['false_positives']:g} extra false positives and "
+        f"{extra['false_negatives']:g} extra false negatives "
+        f"({budget_words(report.budget)})"
+    )
+
+
+def in_words(name, lower, upper, n, budget, *, what="decision"):
+    """What a measure's certified band says about people, in one sentence.
+
+    ``what`` is what a model changes: ``"decision"`` (two labels) or
+    ``"label"`` (K labels).
+    """
+    model = f"model with {budget_words(budget)}"
+    other = "the other decision" if what == "decision" else "another label"
+    if name == "ambiguity":
+        share = (
+            f"Exactly {lower:.2%}"
+            if is_certified(lower, upper)
+            else f"At least {lower:.2%} and at most {upper:.2%}"
+        )
+        return f"{share} of the {n:g} people get {other} from a {model}."
+    if is_certified(lower, upper):
+        return f"The most {what}s one {model} changes: exactly {lower:.2%}."
+    return (
+        f"The most {what}s one {model} changes: at least {lower:.2%} "
+        f"(a model found) and at most {upper:.2%} (a proof)."
+    )
+
+
+# --------------------------------------------------------------- people
+def abstention_line(a):
+    """Abstention results (a report's ``abstention()``, or read back from
+    JSON, where a missing accuracy is ``None``) in words."""
+    accuracy = a["decided_accuracy"]
+    if a["n_decided"] == 0 or accuracy is None or np.isnan(accuracy):
+        on_them = "no accuracy to report"
+    else:
+        on_them = f"accuracy on them {accuracy:.1%}"
+    return (
+        f"decides {a['n_decided']} ({a['coverage']:.1%}), {on_them} (baseline "
+        f"on everyone {a['baseline_accuracy']:.1%})"
+    )
+
+
+def people_line(report):
+    """How many people a model of the level set decides otherwise."""
+    contestable, undecided = (int(flag.sum()) for flag in report.flags())
+    stopped = " (a limit stopped their MIPs)" if undecided else ""
+    if not report.k_labels:
+        return (
+            f"Contestable people: {contestable} certified contestable, "
+            f"{undecided} undecided{stopped}"
+        )
+    return (
+        f"People whose label may change: {contestable} certified, "
+        f"{undecided} undecided{stopped}; people.csv lists every label the "
+        "level set gives each person"
+    )
+
+
+def open_values_line(open_values):
+    """What a report leaves open (its ``open_values()``), or that nothing is."""
+    if open_values:
+        return "Not certified (bounds only): " + "; ".join(open_values)
+    return "Every value above is certified."
+
+
+# ----------------------------------------------------------------- path
+def path_line(report):
+    """The path of a K-label audit in one line."""
+    path = report.path
+    if path is None:
+        return "Path: none"
+    where = "(report.json, report.html, path.png)"
+    top = report.settings["max_epsilon"]
+    if isinstance(top, PerClassEpsilon):
+        return (
+            f"Path: {len(path)} steps of the per-label tolerances, each label's "
+            f"growing by the same step up to {{{_pairs(top)}}} (each capped at "
+            f"its own) {where}"
+        )
+    return (
+        f"Path: {len(path)} tolerances from eps = {path['epsilon'].min():.4g} "
+        f"to {path['epsilon'].max():.4g} {where}"
+    )
+
+
+def path_words(report):
+    """What the path's columns are, in one sentence (K labels)."""
+    if not isinstance(report.settings["max_epsilon"], PerClassEpsilon):
+        return "One row per tolerance: its extra errors and budget, both measures."
+    return (
+        "Each step grows every label's tolerance by the same amount, capped at "
+        "its own maximum: epsilon is the step's common rate, epsilon_LABEL each "
+        "label's tolerance, budget_LABEL the most errors on its rows and "
+        "budget their sum."
+    )
+
+
+# --------------------------------------------------------- probabilistic
+def log_loss_level_line(auditor):
+    """The objective's level that bounds the log-loss level set."""
+    return (
+        f"  objective at most {auditor.objective_level():.6g} "
+        f"(baseline {auditor.baseline_objective_:.6g} + eps "
+        f"{auditor.log_loss_epsilon:g} nats of mean log-loss)"
+    )
+
+
+def probability_ranges_line(report):
+    """The viable prediction ranges (two labels) or per-label probability
+    ranges (K labels): their median width and how many are certified."""
+    r, tol = report.ranges, report.auditor.tol
+    pinned = r["certified"].to_numpy()
+    if not report.multinomial:
+        return (
+            f"Viable prediction ranges: median width {r['width'].median():.4f}, "
+            f"{int(pinned.sum())} of {len(r)} certified within {tol:g}"
+        )
+    return (
+        "Per-label probability ranges (certified brackets: [lower, upper] "
+        "attained, [lower_bound, upper_bound] never passed): median width "
+        f"{float(np.median(r['width'].to_numpy())):.4f}, {int(pinned.sum())} of "
+        f"{pinned.size} certified within {tol:g}"
+    )
+
+
+def reachable_labels_line(report):
+    """The labels the log-loss level set gives each person (K labels)."""
+    yes, open_ = report.label_masks()
+    contestable, undecided = report.flags()
+    n_pairs = yes.size
+    return (
+        f"Labels the level set gives each person: {n_pairs - int(open_.sum())} of "
+        f"{n_pairs} (person, label) pairs settled, {int(open_.sum())} open; "
+        f"{int(contestable.sum())} people get another label from a model of "
+        f"the set, {int(undecided.sum())} undecided"
+    )
+
+
+def probabilistic_status_line(report):
+    """What the probabilistic audit leaves open, or that nothing is."""
+    open_values = report.open_values()
+    if open_values:
+        return "Not certified: " + ", ".join(open_values)
+    every = "every label, every range, " if report.multinomial else "every range, "
+    return "All certified: " + every + " and ".join(report.bounds)
+
+
+def stage_words(name, found):
+    """What a stage of a K-label probabilistic audit ``found``, in words."""
+    if name == "fit":
+        lo, hi = found.min_objective_bounds_
+        return (
+            f"fitted; baseline objective {found.baseline_objective_:.6g}, "
+            f"certified minimum [{lo:.6g}, {hi:.6g}]"
+        )
+    if name == "labels":
+        status = found.to_numpy()
+        n_open = int((status == "open").sum())
+        return (
+            f"labels: {status.size - n_open} of {status.size} pairs settled, "
+            f"{n_open} open"
+        )
+    if name == "measures":
+        return ", ".join(
+            f"{measure} [{lo:.4f}, {hi:.4f}]" for measure, (lo, hi) in found.items()
+        )
+    if name == "ranges":
+        pinned = found[0]["certified"].to_numpy()
+        return f"probability ranges: {int(pinned.sum())} of {pinned.size} certified"
+    return f"{len(found)} model{'' if len(found) == 1 else 's'} of the set"
