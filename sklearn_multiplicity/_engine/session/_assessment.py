@@ -166,7 +166,13 @@ def assess_labels(session, limit, extra_errors):
         "No root LP is read for K labels: certification is expected up to "
         f"{SMALL_PROBLEM_PATTERNS} patterns, or up to "
         f"{K_LABEL_EXACT_PATTERNS} when every column is binary.",
-        _regime_words(regime),
+        (
+            f"Binary columns and at most {K_LABEL_EXACT_PATTERNS} patterns: "
+            "the K-label MIPs are expected to prove their bounds within the "
+            "limit."
+            if proves and n_patterns > SMALL_PROBLEM_PATTERNS
+            else _regime_words(regime)
+        ),
         _limit_words(limit),
     ]
     routes = () if regime == "exact" else _other_routes(regime, limit)
