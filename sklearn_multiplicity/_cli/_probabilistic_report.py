@@ -288,12 +288,14 @@ class ProbabilisticReport(Report):
             for row in measures:
                 if row["status"] != "certified":
                     del row["value"]
-        settings = {
-            k: v
+        # The report keeps its key "epsilon" for the tolerance in nats.
+        named = {
+            ("epsilon" if k == "log_loss_epsilon" else k): v
             for k, v in a.get_params(deep=False).items()
             if v != "deprecated"  # a renamed parameter left unset
             and not (multinomial and k == "threshold")
         }
+        settings = dict(sorted(named.items()))
         data.update(
             dataset=self.dataset,
             settings=settings | {"estimator": repr(a.estimator)},
