@@ -24,8 +24,9 @@ ROOT = DOCS.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(DOCS / "sphinxext"))
 
-import sklearn_multiplicity  # noqa: E402
 from data_files import data_file  # noqa: E402
+
+import sklearn_multiplicity  # noqa: E402
 
 # -- Project ------------------------------------------------------------------
 

@@ -21,7 +21,6 @@ otherwise.
 # The same table as ``sklearn-multiplicity demo``: 569 people, 98 distinct
 # patterns, audited exactly in seconds.
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import train_test_split
@@ -33,8 +32,16 @@ from sklearn_multiplicity import (
     decided_accuracy_score,
 )
 
-FEATURES = ["mean radius", "mean texture", "mean smoothness", "mean compactness",
-            "mean concavity", "mean symmetry", "worst radius", "worst texture"]
+FEATURES = [
+    "mean radius",
+    "mean texture",
+    "mean smoothness",
+    "mean compactness",
+    "mean concavity",
+    "mean symmetry",
+    "worst radius",
+    "worst texture",
+]
 cancer = load_breast_cancer(as_frame=True)
 X = (cancer.data[FEATURES] >= cancer.data[FEATURES].median()).astype(float)
 y = cancer.target_names[cancer.target]
@@ -65,13 +72,15 @@ for eps in [0.0, 0.005, 0.01, 0.02, 0.03]:
         MultiplicityAuditor(time_limit=20, total_time_limit=40), eps=eps
     ).fit(X_train, y_train)
     predicted = clf.predict(X_test)
-    rows.append({
-        "eps": eps,
-        "coverage": coverage_score(y_test, predicted, reject=clf.reject_),
-        "decided accuracy": decided_accuracy_score(
-            y_test, predicted, reject=clf.reject_
-        ),
-    })
+    rows.append(
+        {
+            "eps": eps,
+            "coverage": coverage_score(y_test, predicted, reject=clf.reject_),
+            "decided accuracy": decided_accuracy_score(
+                y_test, predicted, reject=clf.reject_
+            ),
+        }
+    )
 table = pd.DataFrame(rows).set_index("eps")
 baseline_accuracy = auditor.score(X_test, y_test)
 print(table.round(3))

@@ -39,14 +39,26 @@ from sklearn_multiplicity import (
     discrepancy_scorer,
 )
 
-FEATURES = ["mean radius", "mean texture", "mean smoothness", "mean compactness",
-            "mean concavity", "mean symmetry", "worst radius", "worst texture"]
+FEATURES = [
+    "mean radius",
+    "mean texture",
+    "mean smoothness",
+    "mean compactness",
+    "mean concavity",
+    "mean symmetry",
+    "worst radius",
+    "worst texture",
+]
 cancer = load_breast_cancer(as_frame=True)
 X, y = cancer.data[FEATURES], cancer.target
 
 model = make_pipeline(
-    KBinsDiscretizer(n_bins=2, strategy="quantile", encode="onehot-dense",
-                     quantile_method="averaged_inverted_cdf"),
+    KBinsDiscretizer(
+        n_bins=2,
+        strategy="quantile",
+        encode="onehot-dense",
+        quantile_method="averaged_inverted_cdf",
+    ),
     LogisticRegression(max_iter=1000),
 )
 auditor = MultiplicityAuditor(model, epsilon=0.01, time_limit=10, total_time_limit=20)
@@ -63,8 +75,11 @@ search = GridSearchCV(
     cv=StratifiedKFold(3, shuffle=True, random_state=0),
 )
 search.fit(X, y)
-print(pd.DataFrame(search.cv_results_)[["param_estimator__logisticregression__C",
-                                         "mean_test_score", "rank_test_score"]])
+print(
+    pd.DataFrame(search.cv_results_)[
+        ["param_estimator__logisticregression__C", "mean_test_score", "rank_test_score"]
+    ]
+)
 best = search.best_estimator_
 print(f"best: C = {search.best_params_['estimator__logisticregression__C']}")
 print(f"distinct patterns in the audit space: {best.n_patterns_}")

@@ -51,8 +51,7 @@ def compas_file():
 
 compas = load_compas(compas_file())
 X, y = compas.data, compas.target
-print(f"{X.shape[0]} people, {X.shape[1]} binary features, "
-      f"{y.mean():.1%} re-arrested")
+print(f"{X.shape[0]} people, {X.shape[1]} binary features, {y.mean():.1%} re-arrested")
 
 # %%
 # The 0-1 optimal baseline and the audit at eps = 1%
@@ -64,9 +63,11 @@ print(f"{X.shape[0]} people, {X.shape[1]} binary features, "
 auditor = MultiplicityAuditor(time_limit=20, total_time_limit=60, n_jobs=2)
 auditor.fit(X, y)
 print(f"assessment: {auditor.assessment_.regime}")
-print(f"baseline errors: {auditor.baseline_errors_:.0f} "
-      f"({auditor.baseline_error_:.2%}), certified minimum "
-      f"{auditor.min_error_bounds_}")
+print(
+    f"baseline errors: {auditor.baseline_errors_:.0f} "
+    f"({auditor.baseline_error_:.2%}), certified minimum "
+    f"{auditor.min_error_bounds_}"
+)
 print(f"level set at 1%: at most {auditor.error_budget(0.01):.0f} errors")
 print(f"ambiguity at 1%:   {auditor.ambiguity_bounds(0.01)}")
 print(f"discrepancy at 1%: {auditor.discrepancy_bounds(0.01)}")
@@ -96,10 +97,17 @@ display.ax_.set_title("COMPAS: exact (solid) and sampled (dashed)")
 plt.show()
 
 path = auditor.path(0.01)
-columns = ["ambiguity_lower", "ambiguity_upper", "discrepancy_lower",
-           "discrepancy_upper"]
-print(path.set_index("extra_errors")[columns].iloc[::10].to_string(
-    float_format="{:.2%}".format))
+columns = [
+    "ambiguity_lower",
+    "ambiguity_upper",
+    "discrepancy_lower",
+    "discrepancy_upper",
+]
+print(
+    path.set_index("extra_errors")[columns]
+    .iloc[::10]
+    .to_string(float_format="{:.2%}".format)
+)
 
 # %%
 # What the numbers say

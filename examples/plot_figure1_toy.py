@@ -55,22 +55,28 @@ baseline_labels = auditor.predict(corners)
 fig, axes = plt.subplots(1, 4, figsize=(12, 3.2), sharey=True)
 grid = np.linspace(-0.25, 1.25, 200)
 xx, yy = np.meshgrid(grid, grid)
-for ax, corner in zip(axes, range(4)):
+for ax, corner in zip(axes, range(4), strict=True):
     model = auditor.competing_model(corner * 25)
     zz = model.predict(np.c_[xx.ravel(), yy.ravel()]).reshape(xx.shape)
     ax.contourf(xx, yy, zz, levels=[-0.5, 0.5, 1.5], colors=["#dbe9f6", "#fde0c5"])
     predicted = model.predict(corners)
-    for point, label, new, old in zip(corners, [0, 1, 1, 0], predicted, baseline_labels):
+    for point, label, new, old in zip(
+        corners, y[::25], predicted, baseline_labels, strict=True
+    ):
         ax.scatter(*point, s=260, c="C1" if label else "C0", edgecolors="k", zorder=3)
         if new != old:
             ax.scatter(*point, s=700, facecolors="none", edgecolors="crimson", lw=2)
-    ax.set_title(f"flips corner {tuple(corners[corner].astype(int))}\n"
-                 f"{model.n_errors_:.0f} errors")
+    ax.set_title(
+        f"flips corner {tuple(corners[corner].astype(int))}\n"
+        f"{model.n_errors_:.0f} errors"
+    )
     ax.set_xlim(-0.25, 1.25)
     ax.set_ylim(-0.25, 1.25)
     ax.set_aspect("equal")
-fig.suptitle("Models of the level set at eps = 0 (red rings: decisions that "
-             "differ from the baseline)")
+fig.suptitle(
+    "Models of the level set at eps = 0 (red rings: decisions that "
+    "differ from the baseline)"
+)
 plt.show()
 
 # %%

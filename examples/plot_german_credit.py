@@ -59,8 +59,10 @@ X = credit.drop(columns="sex")
 print(X.shape, y.value_counts().to_dict())
 
 encode = make_column_transformer(
-    (OneHotEncoder(drop="first", sparse_output=False),
-     make_column_selector(dtype_include=object)),
+    (
+        OneHotEncoder(drop="first", sparse_output=False),
+        make_column_selector(dtype_include=object),
+    ),
     (StandardScaler(), make_column_selector(dtype_include=np.number)),
 )
 logistic = make_pipeline(encode, LogisticRegression(max_iter=1000))
@@ -111,17 +113,19 @@ print(f"discrepancy (log-loss set): {probabilistic.discrepancy_bounds()}")
 # %%
 # The two audits side by side
 # ---------------------------
-fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4),
-                                  gridspec_kw={"width_ratios": [1, 2]})
+fig, (left, right) = plt.subplots(
+    1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [1, 2]}
+)
 rows = {
     "ambiguity\n(0-1, 1% errors)": ambiguity,
     "discrepancy\n(0-1, 1% errors)": discrepancy,
     "ambiguity\n(log-loss, 0.01 nats)": (probabilistic.ambiguity(),) * 2,
     "discrepancy\n(log-loss, 0.01 nats)": probabilistic.discrepancy_bounds(),
 }
-for k, (name, (low, high)) in enumerate(rows.items()):
-    left.plot([low, high], [k, k], lw=8, color="C0" if k < 2 else "C2",
-              solid_capstyle="butt")
+for k, (low, high) in enumerate(rows.values()):
+    left.plot(
+        [low, high], [k, k], lw=8, color="C0" if k < 2 else "C2", solid_capstyle="butt"
+    )
     left.plot([low, high], [k, k], "k|", ms=14)
 left.set_yticks(range(len(rows)), list(rows))
 left.set_xlim(0, 1)

@@ -24,8 +24,16 @@ from sklearn.datasets import load_breast_cancer
 
 from sklearn_multiplicity import MultiplicityAuditor
 
-FEATURES = ["mean radius", "mean texture", "mean smoothness", "mean compactness",
-            "mean concavity", "mean symmetry", "worst radius", "worst texture"]
+FEATURES = [
+    "mean radius",
+    "mean texture",
+    "mean smoothness",
+    "mean compactness",
+    "mean concavity",
+    "mean symmetry",
+    "worst radius",
+    "worst texture",
+]
 cancer = load_breast_cancer(as_frame=True)
 X = (cancer.data[FEATURES] >= cancer.data[FEATURES].median()).astype(float)
 y = cancer.target_names[cancer.target]
@@ -48,13 +56,19 @@ tolerances = {
 rows = []
 for name, eps in tolerances.items():
     budget = auditor.error_budget(eps)
-    rows.append({
-        "level set": name,
-        "budget": f"{budget:.0f} errors" if not isinstance(budget, dict) else
-        f"FP <= {budget['false_positives']:.0f}, FN <= {budget['false_negatives']:.0f}",
-        "ambiguity": auditor.ambiguity(eps),
-        "discrepancy": auditor.discrepancy(eps),
-    })
+    if isinstance(budget, dict):
+        fp, fn = budget["false_positives"], budget["false_negatives"]
+        budget = f"FP <= {fp:.0f}, FN <= {fn:.0f}"
+    else:
+        budget = f"{budget:.0f} errors"
+    rows.append(
+        {
+            "level set": name,
+            "budget": budget,
+            "ambiguity": auditor.ambiguity(eps),
+            "discrepancy": auditor.discrepancy(eps),
+        }
+    )
 table = pd.DataFrame(rows).set_index("level set")
 print(table.to_string(float_format="{:.2%}".format))
 

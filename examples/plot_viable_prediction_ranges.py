@@ -65,14 +65,20 @@ print(f"delta-ambiguity 0.1  {auditor.delta_ambiguity(delta=0.1):.2%}")
 # checked against the level.
 person = int(np.argmax(ranges["upper"] - ranges["lower"]))
 low, high = auditor.extreme_models(person)
-print(f"person {person}: range [{ranges['lower'].iloc[person]:.3f}, "
-      f"{ranges['upper'].iloc[person]:.3f}]")
-print("probabilities of the two models:",
-      low.predict_proba(X[[person]])[0, 1].round(3),
-      high.predict_proba(X[[person]])[0, 1].round(3))
-print("their objectives within the level:",
-      auditor.objective(low) <= auditor.objective_level(),
-      auditor.objective(high) <= auditor.objective_level())
+print(
+    f"person {person}: range [{ranges['lower'].iloc[person]:.3f}, "
+    f"{ranges['upper'].iloc[person]:.3f}]"
+)
+print(
+    "probabilities of the two models:",
+    low.predict_proba(X[[person]])[0, 1].round(3),
+    high.predict_proba(X[[person]])[0, 1].round(3),
+)
+print(
+    "their objectives within the level:",
+    auditor.objective(low) <= auditor.objective_level(),
+    auditor.objective(high) <= auditor.objective_level(),
+)
 
 # %%
 # Rashomon capacity
