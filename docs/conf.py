@@ -105,7 +105,6 @@ sphinx_gallery_conf = {
     "within_subsection_order": "FileNameSortKey",
     "doc_module": ("sklearn_multiplicity",),
     "backreferences_dir": "generated/backreferences",
-    "reference_url": {"sklearn_multiplicity": None},
     "remove_config_comments": True,
     "show_memory": False,
     "download_all_examples": False,

@@ -78,7 +78,7 @@ print(f"discrepancy at 1%: {auditor.discrepancy_bounds(0.01)}")
 # :class:`~sklearn_multiplicity.SamplingAuditor` fits a pool of l1- and
 # l2-penalised logistic regressions and keeps those inside the level set.
 # It can only miss flips, so it is a *lower* estimate of the exact values.
-sampling = SamplingAuditor.from_auditor(auditor, X, y, n_models=60, random_state=0)
+sampling = SamplingAuditor.from_auditor(auditor, X, y, n_models=40, random_state=0)
 print(sampling.comparison())
 print(f"sampled ambiguity at 1%:   {sampling.ambiguity(0.01):.2%}")
 print(f"sampled discrepancy at 1%: {sampling.discrepancy(0.01):.2%}")
@@ -88,10 +88,10 @@ print(f"sampled discrepancy at 1%: {sampling.discrepancy(0.01):.2%}")
 # ------------------------------------------
 # ``path`` answers ambiguity at every tolerance from the same flip MIPs, and
 # discrepancy with one MIP per tolerance: all 62 tolerances certified take
-# about five minutes on two cores. Here the path gets 30 seconds of its own
+# about five minutes on two cores. Here the path gets 25 seconds of its own
 # (a new ``total_time_limit``; what the audit at 1% proved is kept), and the
 # values it leaves open are drawn as shaded bands whose ends are certified.
-auditor.set_params(total_time_limit=30)
+auditor.set_params(total_time_limit=25)
 display = MultiplicityPathDisplay.from_estimator(auditor, 0.01, sampling=sampling)
 display.ax_.set_title("COMPAS: exact (solid) and sampled (dashed)")
 plt.show()

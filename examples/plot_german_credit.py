@@ -114,7 +114,7 @@ print(f"discrepancy (log-loss set): {probabilistic.discrepancy_bounds()}")
 # The two audits side by side
 # ---------------------------
 fig, (left, right) = plt.subplots(
-    1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [1, 2]}
+    1, 2, figsize=(12, 4), width_ratios=[1, 2], layout="constrained"
 )
 rows = {
     "ambiguity\n(0-1, 1% errors)": ambiguity,
@@ -126,7 +126,9 @@ for k, (low, high) in enumerate(rows.values()):
     left.plot(
         [low, high], [k, k], lw=8, color="C0" if k < 2 else "C2", solid_capstyle="butt"
     )
-    left.plot([low, high], [k, k], "k|", ms=14)
+    left.plot(
+        [low, high], [k, k], "k|" if high > low else "ko", ms=14 if high > low else 6
+    )
 left.set_yticks(range(len(rows)), list(rows))
 left.set_xlim(0, 1)
 left.invert_yaxis()

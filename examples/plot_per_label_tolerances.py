@@ -17,7 +17,7 @@ is ``classes_[0]`` and the positive ``classes_[1]``.
 
 # %%
 # The demo's data: breast cancer, eight features binarised at their median
-# -----------------------------------------------------------------------
+# ------------------------------------------------------------------------
 import matplotlib.pyplot as plt
 import pandas as pd
 from sklearn.datasets import load_breast_cancer
