@@ -143,8 +143,8 @@ plt.show()
 # --------------------
 # The 0-1 audit is honest rather than exact here. Its lower ends are facts:
 # models with at most 1% more errors than the logistic baseline (each
-# re-verified from its coefficients) give about seven applicants in ten the
-# other decision, and one of them alone changes about a fifth of the
+# re-verified from its coefficients) give at least about two applicants in
+# three the other decision, and one of them alone changes about a fifth of the
 # decisions. Its upper ends are weak (ambiguity up to 100%), because proving
 # that *no* model of the level set flips an applicant needs MIPs that this
 # table makes weak; more time would barely move them. The assessment said

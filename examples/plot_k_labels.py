@@ -77,7 +77,6 @@ plt.show()
 # models, each changing a few flowers. At 5% more than three quarters of the
 # flowers are contestable. The table of sets shows that most flowers with a
 # single label keep their true species, and that the binarised features
-# leave some flowers (those on a pattern shared across species) open to
-# every label. The coarse encoding is what makes the audit exact in a
-# second; on the raw measurements the same questions leave wide certified
-# bands (see :ref:`performance`).
+# leave some flowers open to every label. The coarse encoding is what makes
+# the audit exact in a second; on the raw measurements the same questions
+# leave wide certified bands (see :ref:`performance`).
