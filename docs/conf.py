@@ -112,6 +112,7 @@ sphinx_gallery_conf = {
     "capture_repr": ("_repr_html_", "__repr__"),
     "matplotlib_animations": False,
     "image_scrapers": ("matplotlib",),
+    "reset_modules": ("matplotlib", "gallery_reset.tight_figures"),
     "min_reported_time": 1,
 }
 

@@ -77,7 +77,9 @@ print(pd.DataFrame(summary).drop(index="n", errors="ignore").round(3))
 # %%
 # Ambiguity per group, with its certified bounds
 # ----------------------------------------------
-display = GroupAmbiguityDisplay.from_estimator(auditor, 0.01)
+fig, ax = plt.subplots(figsize=(8, 4.5), layout="constrained")
+display = GroupAmbiguityDisplay.from_estimator(auditor, 0.01, ax=ax)
+ax.tick_params(axis="x", rotation=20)
 display.ax_.set_title("COMPAS at eps = 1%: share of each group some model flips")
 plt.show()
 

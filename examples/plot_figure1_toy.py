@@ -52,7 +52,7 @@ print(evidence)
 # one of them: every one errs on exactly one corner (25 people), as the
 # baseline does, and each corner's decision is flipped by at least one.
 baseline_labels = auditor.predict(corners)
-fig, axes = plt.subplots(1, 4, figsize=(12, 3.2), sharey=True)
+fig, axes = plt.subplots(1, 4, figsize=(12, 3.6), sharey=True, layout="constrained")
 grid = np.linspace(-0.25, 1.25, 200)
 xx, yy = np.meshgrid(grid, grid)
 for ax, corner in zip(axes, range(4), strict=True):
@@ -67,7 +67,7 @@ for ax, corner in zip(axes, range(4), strict=True):
         if new != old:
             ax.scatter(*point, s=700, facecolors="none", edgecolors="crimson", lw=2)
     ax.set_title(
-        f"flips corner {tuple(corners[corner].astype(int))}\n"
+        f"flips corner {tuple(corners[corner].astype(int).tolist())}\n"
         f"{model.n_errors_:.0f} errors"
     )
     ax.set_xlim(-0.25, 1.25)
