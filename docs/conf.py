@@ -102,7 +102,7 @@ sphinx_gallery_conf = {
     "examples_dirs": [str(ROOT / "examples")],
     "gallery_dirs": ["auto_examples"],
     "filename_pattern": _executed_examples(),
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": "gallery_order.ExampleOrder",
     "doc_module": ("sklearn_multiplicity",),
     "backreferences_dir": "generated/backreferences",
     "remove_config_comments": True,
