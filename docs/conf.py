@@ -56,7 +56,7 @@ pygments_style = "sphinx"
 # -- API reference ------------------------------------------------------------
 
 autosummary_generate = True
-autodoc_default_options = {"members": True, "inherited-members": False}
+autodoc_default_options = {"members": True}
 autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
