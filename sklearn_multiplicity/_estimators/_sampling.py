@@ -374,7 +374,7 @@ class SamplingAuditor(BaseEstimator):
 
         Returns
         -------
-        ndarray of bool, shape (n_models_,)
+        ndarray of bool, shape (``n_models_``,)
             True for the pooled models whose training error is within the
             allowance of the baseline's.
         """
