@@ -103,7 +103,7 @@ print(f"discrepancy in [{discrepancy[0]:.1%}, {discrepancy[1]:.1%}]")
 # question: which models have a mean log-loss within ``0.01`` nats of the
 # fitted one? That set is convex, so every applicant's viable prediction
 # range is certified, and so is the share whose decision can flip.
-probabilistic = ProbabilisticAuditor(logistic, epsilon=0.01, n_jobs=2)
+probabilistic = ProbabilisticAuditor(logistic, log_loss_epsilon=0.01, n_jobs=2)
 probabilistic.fit(X, y)
 ranges = probabilistic.viable_prediction_range()
 print(f"ranges certified: {ranges['certified'].mean():.0%}")

@@ -30,7 +30,9 @@ from sklearn_multiplicity import ProbabilisticAuditor, ViablePredictionRangeDisp
 
 X, y = load_breast_cancer(return_X_y=True)
 model = make_pipeline(StandardScaler(), LogisticRegression())
-auditor = ProbabilisticAuditor(model, epsilon=0.01, n_jobs=2, total_time_limit=60)
+auditor = ProbabilisticAuditor(
+    model, log_loss_epsilon=0.01, n_jobs=2, total_time_limit=60
+)
 auditor.fit(X, y)
 
 ranges = auditor.viable_prediction_range()
