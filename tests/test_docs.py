@@ -64,6 +64,7 @@ def site(tmp_path_factory):
         ignore=shutil.ignore_patterns("_build", "generated", "auto_examples"),
     )
     shutil.copytree(ROOT / "examples", work / "examples")
+    shutil.copy(ROOT / "ARCHITECTURE.rst", work / "ARCHITECTURE.rst")  # included
     html = work / "html"
     env = dict(
         os.environ,
@@ -135,9 +136,10 @@ def test_every_figure_exists(site):
     for example in FAST_EXAMPLES:
         figures = list((html / "_images").glob(f"sphx_glr_{example}_0*.png"))
         assert figures, example
-        assert f"sphx_glr_{example}_001.png" in (
-            html / "auto_examples" / f"{example}.html"
-        ).read_text()
+        assert (
+            f"sphx_glr_{example}_001.png"
+            in (html / "auto_examples" / f"{example}.html").read_text()
+        )
     # Every user guide page with a figure drawn by the library shows it.
     for source in sorted((ROOT / "docs" / "user_guide").glob("*.rst")):
         plots = source.read_text().count(".. plot::")

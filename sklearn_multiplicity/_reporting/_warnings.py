@@ -5,6 +5,8 @@ constant or far from the best models found, constraints left out.
 The sentences are written here once; the command line and its reports render
 the same ones."""
 
+import os
+import sys
 import warnings
 
 import numpy as np
@@ -91,7 +93,8 @@ def baseline_gap_words(baseline_errors, fewest, extra, min_error=None):
 
 def warn_if_far_from_optimum(auditor, eps):
     """Say when a model found so far errs less than the baseline by more than
-    the tolerance ``eps`` allows (:class:`BaselineGapWarning`)."""
+    the tolerance ``eps`` allows (:class:`BaselineGapWarning`), at the
+    caller's line."""
     session = auditor.session_
     words = baseline_gap_words(
         auditor.baseline_errors_,
@@ -99,7 +102,19 @@ def warn_if_far_from_optimum(auditor, eps):
         session.extra_errors(eps),
     )
     if words is not None:
-        warnings.warn(words, BaselineGapWarning, stacklevel=4)
+        warnings.warn(words, BaselineGapWarning, stacklevel=_outside_the_package())
+
+
+def _outside_the_package():
+    """The ``stacklevel`` of the first frame outside this package: a reading
+    reaches the audit through a varying number of the library's calls."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+        package + os.sep
+    ):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def constant_class(predictions, classes):
