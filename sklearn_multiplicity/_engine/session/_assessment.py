@@ -68,8 +68,7 @@ def assess(session, limit, extra_errors, feature_names=None):
     """
     start = time.perf_counter()
     problem = session.problem
-    n_patterns, n_dims, total = problem.n_patterns, problem.n_kept, problem.total_weight
-    binary = _binary_columns(problem.patterns)
+    n_patterns, n_dims, total, binary = _shape(problem)
     n_binary, n_columns = int(binary.sum()), problem.n_features
     lp_bound, best, share = _root_share(session.enc, problem)
     regime = _regime(n_patterns, share)
@@ -149,8 +148,7 @@ def assess_labels(session, limit, extra_errors):
     """
     start = time.perf_counter()
     problem = session.problem
-    n_patterns, n_dims, total = problem.n_patterns, problem.n_kept, problem.total_weight
-    binary = _binary_columns(problem.patterns)
+    n_patterns, n_dims, total, binary = _shape(problem)
     n_binary, n_columns = int(binary.sum()), problem.n_features
     # Without the root LP's signal, binary columns and few patterns stand
     # in for a relaxation that proves enough.
@@ -217,6 +215,17 @@ def _regime_words(regime):
         f"At most {SMALL_PROBLEM_PATTERNS} patterns, or a root LP that proves "
         f"at least {LP_PROVED_FRACTION:.0%} of the best known errors: the MIPs "
         "prove their bounds quickly (COMPAS, 329 patterns: under a minute)."
+    )
+
+
+def _shape(problem):
+    """Patterns, affinely independent columns, total weight and the binary
+    columns of ``problem``: what every assessment reads first."""
+    return (
+        problem.n_patterns,
+        problem.n_kept,
+        problem.total_weight,
+        _binary_columns(problem.patterns),
     )
 
 
