@@ -51,6 +51,14 @@ class DataError(ValueError):
     """The input data cannot be audited as given."""
 
 
+#: How a note names numeric columns kept as they are, and what the exact
+#: audit (not the probabilistic one) adds to it.
+AS_THEY_ARE = " used as they are"
+EXACT_AUDIT_ADVICE = (
+    " (continuous features make the exact audit slower; --binarize thresholds them)"
+)
+
+
 def _encoding(path):
     """``utf-16`` for a file starting with its BOM, else ``utf-8``."""
     with open(path, "rb") as file:
@@ -356,8 +364,7 @@ def encode_features(frame, *, binarize=False):
         notes.append(
             f"binarised {len(continuous)} numeric column(s) at their quartiles"
             if binarize
-            else f"{len(continuous)} numeric column(s) used as they are (continuous "
-            "features make the exact audit slower; --binarize thresholds them)"
+            else f"{len(continuous)} numeric column(s){AS_THEY_ARE}"
         )
     X = pd.concat(parts, axis=1) if parts else pd.DataFrame(index=frame.index)
     if X.shape[1] == 0:

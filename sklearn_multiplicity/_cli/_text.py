@@ -80,7 +80,7 @@ def _probabilistic_lines(report):
         f"Level set: {a.level_set_}",
         say.log_loss_level_line(a),
         "",
-        report.measures().to_string(float_format=lambda v: f"{v:.4f}"),
+        report.measures().to_string(float_format=lambda v: f"{v:.4f}", na_rep="-"),
         "",
     ]
     if report.multinomial:

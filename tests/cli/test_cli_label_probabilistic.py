@@ -272,3 +272,26 @@ def test_a_spent_deadline_reports_open_labels_and_bounds():
     assert "(person, label) pairs" in report.summary()
     assert set(report.timings) == {"fit", "labels", "measures", "ranges", "models",
                                    "total"}  # fmt: skip
+
+
+def test_the_terminal_says_no_nan_and_no_exact_audit_advice(tmp_path, capsys):
+    # Continuous columns slow the exact audit's MIPs, not this one; a value
+    # the bounds do not pin is a dash, never NaN.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    grade = np.array(CLASSES)[np.argmax(X @ rng.normal(size=(3, 3)), axis=1)]
+    frame = pd.DataFrame(X, columns=["a", "b", "c"]).assign(grade=grade)
+    path = tmp_path / "continuous.csv"
+    frame.to_csv(path, index=False)
+    argv = ["audit", path, "--target", "grade", "--measure", "probabilistic"]
+    code = main([str(a) for a in [*argv, "--out", tmp_path / "p", *QUIET]])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "NaN" not in captured.out
+    assert "3 numeric column(s) used as they are" in captured.err
+    assert "exact audit slower" not in captured.err
+    argv = ["audit", path, "--target", "grade", "--total-time-limit", "5"]
+    code = main([str(a) for a in [*argv, "--out", tmp_path / "d", *QUIET]])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "exact audit slower" in captured.err
