@@ -8,6 +8,7 @@ the features' encoding (numbers as they are, categories one-hot,
 """
 
 import csv
+import difflib
 import warnings
 from pathlib import Path
 
@@ -152,9 +153,16 @@ def _column_list(columns):
 
 def _check_exists(frame, name, role):
     if name not in frame.columns:
+        columns = [str(c) for c in frame.columns]
+        # A near miss first (a typo, another case): the column meant.
+        close = difflib.get_close_matches(str(name), columns, n=3, cutoff=0.6)
+        close += [
+            c for c in columns if c.lower() == str(name).lower() and c not in close
+        ]
+        meant = f"did you mean {_column_list(close)}? " if close else ""
         raise DataError(
-            f"{role} column {name!r} not found; the {frame.shape[1]} column(s) "
-            f"are: {_column_list(list(frame.columns))}"
+            f"{role} column {name!r} not found; {meant}the {frame.shape[1]} "
+            f"column(s) are: {_column_list(columns)}"
         )
 
 

@@ -18,6 +18,12 @@ def check_binary_target(y):
             f"The target has only one class ({classes.tolist()}); a classifier "
             "needs two classes."
         )
+    if kind in ("continuous", "continuous-multioutput"):
+        raise ValueError(
+            f"The target is continuous ({classes.size} distinct values): the "
+            "audit needs class labels, two or 3 to "
+            f"{MAX_CLASSES} (threshold or bin a score into classes first)."
+        )
     if kind not in ("binary",) or classes.size > 2:
         raise ValueError(
             f"Only binary classification is supported; the target is {kind!r} "

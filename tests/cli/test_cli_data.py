@@ -113,3 +113,24 @@ def test_column_not_found_lists_the_columns(tmp_path, capsys, n_columns, shown):
     listed = line.split(" are: ")[1]
     assert [f"'{c}'" for c in names[:shown]] == listed.split(" and ")[0].split(", ")
     assert (f"and {n_columns - shown} more" in line) == (n_columns > shown)
+
+
+@pytest.mark.parametrize("typed", ["Reoffend", "reofend", "REOFFEND"])
+def test_a_mistyped_column_gets_the_closest_names_first(tmp_path, capsys, typed):
+    # The column meant sits past the first twenty listed: the error names it.
+    names = [f"feature_{j:02d}" for j in range(24)] + ["reoffend"]
+    frame = pd.DataFrame(np.zeros((3, len(names)), dtype=int), columns=names)
+    path = tmp_path / "wide.csv"
+    frame.to_csv(path, index=False)
+    assert main(["audit", str(path), "--target", typed, "-q"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert f"{typed!r} not found; did you mean 'reoffend'" in line
+    assert line.index("reoffend'") < line.index("'feature_00'")
+
+
+def test_a_continuous_target_is_named_as_such_in_the_library():
+    from sklearn_multiplicity import MultiplicityAuditor
+
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    with pytest.raises(ValueError, match="target is continuous .*class labels"):
+        MultiplicityAuditor().fit(X, X[:, 0] * 1.5)
