@@ -31,7 +31,13 @@ from .._reporting._progress import StageProgress
 from . import _measures
 from ._label_cone import NO, OPEN, YES
 from ._level_set import Brackets, LevelSet
-from ._objective import check_logistic, describe, objective_of, penalty_of
+from ._objective import (
+    check_full_rank,
+    check_logistic,
+    describe,
+    objective_of,
+    penalty_of,
+)
 from ._solver import prob_gap
 
 #: Two labels: most ambiguous people whose range-attaining models the
@@ -316,6 +322,10 @@ class ProbabilisticAuditor(
         self._row_index = _index_of(X)
         self._cache, self._spent = {}, {}
         objective, theta0 = objective_of(lr, Z, y, weight)
+        names = baseline.feature_names
+        if names is None:
+            names = getattr(self, "feature_names_in_", None)
+        check_full_rank(objective, names)
         self._level_set = LevelSet(objective, theta0)
         self.level_set_ = describe(objective, penalty_of(lr))
         self._Z, self._rows = Z, objective.augment(Z)

@@ -42,6 +42,7 @@ The certificates of the ellipsoids, the walks and the minimum rest on it.
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 from scipy.linalg import cho_factor, cho_solve, cholesky, solve_triangular
 from scipy.special import expit, log_expit
 from sklearn.linear_model import LogisticRegression
@@ -474,6 +475,54 @@ def describe(objective, C):
         f"multinomial logistic regression, {objective.K} labels ({penalty}, "
         f"{intercept}); objective: weighted mean log-loss + ||coef||^2 / (2 C "
         "sum(sample_weight)), coef centred over the labels"
+    )
+
+
+def check_full_rank(objective, names=None):
+    """Refuse a level set without a penalty whose columns are constant or
+    collinear, naming them: its objective is then flat along a direction,
+    so it has no single minimum and no bounded level set.
+
+    Parameters
+    ----------
+    objective : LogisticObjective
+    names : sequence of str or None
+        The names of the audited columns (``column j`` when None).
+
+    Raises
+    ------
+    ValueError
+        With the constant columns and the columns that are linear
+        combinations of the others (and of the intercept).
+    """
+    if objective.rho > 0:
+        return  # an L2 penalty bounds every direction
+    X = objective.X
+    d = objective.n_coef
+    names = [f"column {j}" for j in range(d)] if names is None else list(names)
+    _, r, order = scipy.linalg.qr(X, mode="economic", pivoting=True)
+    diagonal = np.abs(np.diag(r))
+    rank = int(np.sum(diagonal > 1e-10 * max(diagonal.max(initial=0.0), 1.0)))
+    if rank == X.shape[1]:
+        return
+    constant = [j for j in range(d) if np.ptp(X[:, j]) == 0]
+    dependent = [int(j) for j in order[rank:] if j < d and j not in constant]
+    parts = []
+    if constant:
+        parts.append("constant: " + ", ".join(repr(names[j]) for j in constant))
+    if dependent:
+        parts.append(
+            "a linear combination of the others"
+            + (" and the intercept" if objective.fit_intercept else "")
+            + ": "
+            + ", ".join(repr(names[j]) for j in dependent)
+        )
+    raise ValueError(
+        "The baseline has no penalty (C=inf) and its features are not "
+        f"independent ({'; '.join(parts) or 'rank deficient'}): the "
+        "log-loss is flat along a direction, so the level set is unbounded. "
+        "Drop those columns (one-hot encodings: drop one level per feature) "
+        "or use an L2 penalty (finite C)."
     )
 
 

@@ -517,3 +517,20 @@ def test_verbose_counts_the_ends_settled_while_a_stage_runs(monkeypatch, capsys)
     }
     assert len(asked) == 1 and 0 < asked.pop()
     assert len(counts) >= 3  # read at the start, along the way and at the end
+
+
+@pytest.mark.parametrize("labels", [2, 3])
+def test_collinear_or_constant_columns_without_a_penalty_are_named(labels):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=120)
+    y = np.digitize(x + rng.normal(size=120), np.linspace(-0.5, 0.5, labels - 1))
+    X = pd.DataFrame(
+        {"age": x, "low": (x <= 0) * 1.0, "high": (x > 0) * 1.0, "one": 1.0}
+    )
+    unpenalised = LogisticRegression(C=np.inf, max_iter=2000)
+    with pytest.raises(ValueError, match="constant: 'one'.*intercept: 'high'"):
+        ProbabilisticAuditor(unpenalised).fit(X, y)
+    with pytest.raises(ValueError, match="linear combination.*'column 0'"):
+        ProbabilisticAuditor(unpenalised).fit(np.c_[x, x], y)
+    # A penalty bounds every direction: the same columns audit.
+    ProbabilisticAuditor(LogisticRegression(C=1.0)).fit(X, y)
