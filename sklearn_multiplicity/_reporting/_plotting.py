@@ -599,7 +599,7 @@ class FoldMultiplicityDisplay:
                     "marker": marker,
                     "linestyle": "none",
                     "capsize": 3,
-                    "label": f"{label} (bar: certified band)",
+                    "label": label,
                 },
                 kwargs,
                 Line2D,
@@ -611,14 +611,15 @@ class FoldMultiplicityDisplay:
                 **style,
             )
         ax.set_xticks(folds, [str(fold) for fold in self.results.index])
-        ax.set_xlabel("fold")
+        ax.set_xlabel("fold (mark: certified lower bound; bar: up to the upper bound)")
         ax.set_ylabel("share of people (training or held-out)")
+        ax.set_yticks(np.linspace(0.0, 1.0, 6))
         ax.yaxis.set_major_formatter(_percent_formatter())
-        ax.set_ylim(-0.02, 1.05)
+        ax.set_ylim(-0.02, 1.2)  # room above 100% for the legend
         eps = "" if self.epsilon is None else f" at ε = {_tolerance(self.epsilon)}"
         ax.set_title(f"Multiplicity per fold{eps}")
         ax.grid(True, axis="y", alpha=0.3)
-        ax.legend(loc="best", fontsize="small")
+        ax.legend(loc="upper center", ncol=len(self.MARKS), fontsize="small")
         self.ax_ = ax
         self.figure_ = ax.figure
         return self
