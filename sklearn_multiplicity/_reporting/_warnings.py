@@ -176,7 +176,7 @@ def warn_held_out_undecided(undecided, eps):
 
     ``undecided`` is the mask of the held-out people whose MIP a limit
     stopped: neither a level-set model flipping them nor a proof that none
-    does is known (:class:`CertificationWarning`).
+    does is known (:class:`CertificationWarning`, at the caller's line).
     """
     if not undecided.any():
         return
@@ -188,5 +188,5 @@ def warn_held_out_undecided(undecided, eps):
         "upper bound: neg_ambiguity_scorer, negated). A larger time_limit "
         "or total_time_limit decides more of them.",
         CertificationWarning,
-        stacklevel=4,
+        stacklevel=_outside_the_package(),
     )
