@@ -25,9 +25,19 @@ from ._probabilistic import (
     probabilistic_ambiguity_scorer,
     vpr_width_scorer,
 )
+from ._reporting._cross_validation import cross_validate_multiplicity
 from ._reporting._frame import MultiplicityFrame
-from ._reporting._plotting import GroupAmbiguityDisplay, MultiplicityPathDisplay
-from ._reporting._scorers import ambiguity_scorer, discrepancy_scorer
+from ._reporting._plotting import (
+    FoldMultiplicityDisplay,
+    GroupAmbiguityDisplay,
+    MultiplicityPathDisplay,
+)
+from ._reporting._scorers import (
+    ambiguity_scorer,
+    discrepancy_scorer,
+    neg_ambiguity_scorer,
+    neg_discrepancy_scorer,
+)
 
 __version__ = "0.1.0"
 
@@ -37,6 +47,7 @@ __all__ = [
     "CertificationWarning",
     "CompetingModel",
     "EpsilonSuggestion",
+    "FoldMultiplicityDisplay",
     "GroupAmbiguityDisplay",
     "MultiplicityAuditor",
     "MultiplicityFrame",
@@ -49,9 +60,12 @@ __all__ = [
     "ambiguity_scorer",
     "coverage_score",
     "coverage_scorer",
+    "cross_validate_multiplicity",
     "decided_accuracy_score",
     "decided_accuracy_scorer",
     "discrepancy_scorer",
+    "neg_ambiguity_scorer",
+    "neg_discrepancy_scorer",
     "probabilistic_ambiguity_scorer",
     "suggest_epsilon",
     "vpr_width_scorer",

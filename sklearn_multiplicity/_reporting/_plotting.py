@@ -63,6 +63,13 @@ def _percent_axes(ax, largest):
     ax.set_ylim(-0.02 * top, 1.08 * top)
 
 
+def _tolerance(eps):
+    """A tolerance as a title shows it: ``0.01``, or one per class."""
+    if isinstance(eps, dict):
+        return ", ".join(f"{label}: {value:g}" for label, value in eps.items())
+    return f"{eps:g}"
+
+
 def axes_for(ax):
     import matplotlib.pyplot as plt
 
@@ -435,3 +442,193 @@ class GroupAmbiguityDisplay:
         self.ax_ = ax
         self.figure_ = ax.figure
         return self
+
+
+class FoldMultiplicityDisplay:
+    """Multiplicity per cross-validation fold, with certified bands.
+
+    For each fold, three marks side by side: the training audit's ambiguity
+    and discrepancy (a dot at the certified lower bound, a bar up to the
+    certified upper bound where a limit left a gap), and the held-out
+    people's ambiguity (a square at the share certified contestable, a bar
+    up to that share plus the undecided). A mark without a bar is a
+    certified value.
+
+    Create it with :meth:`from_estimator` (or its alias :meth:`from_auditor`),
+    or from the table of :func:`cross_validate_multiplicity` and then call
+    :meth:`plot`. All parameters are keyword-only.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        :func:`cross_validate_multiplicity` output: one row per fold, with
+        columns ``train_ambiguity_lower``, ``train_ambiguity_upper``,
+        ``train_discrepancy_lower``, ``train_discrepancy_upper``,
+        ``test_contestable`` and ``test_undecided``.
+    epsilon : float, default=None
+        The tolerance, shown in the title.
+
+    Attributes
+    ----------
+    ax_ : matplotlib.axes.Axes
+        Axes the folds are drawn on.
+    figure_ : matplotlib.figure.Figure
+        Figure holding ``ax_``.
+    errorbars_ : dict of str to matplotlib.container.ErrorbarContainer
+        ``"training ambiguity"``, ``"training discrepancy"`` and
+        ``"held-out ambiguity"``: one mark per fold each.
+
+    See Also
+    --------
+    cross_validate_multiplicity : The table drawn here.
+    MultiplicityPathDisplay : Ambiguity and discrepancy against ``eps``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from matplotlib.figure import Figure
+    >>> from sklearn_multiplicity import FoldMultiplicityDisplay, MultiplicityAuditor
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.randint(0, 2, size=(40, 3))
+    >>> y = (X[:, 0] + rng.rand(40) > 0.8).astype(int)
+    >>> ax = Figure().add_subplot()
+    >>> display = FoldMultiplicityDisplay.from_estimator(
+    ...     MultiplicityAuditor(), X, y, eps=0.05, cv=2, ax=ax, markersize=8)
+    >>> sorted(display.errorbars_)
+    ['held-out ambiguity', 'training ambiguity', 'training discrepancy']
+    >>> [tick.get_text() for tick in display.ax_.get_xticklabels()]
+    ['0', '1']
+    """
+
+    #: What is drawn: label, lower and upper columns (or the share added to
+    #: the lower one), colour, marker and offset from the fold's tick.
+    MARKS = (
+        ("training ambiguity", "train_ambiguity", "C0", "o", -0.2),
+        ("training discrepancy", "train_discrepancy", "C1", "o", 0.0),
+        ("held-out ambiguity", "test", "C2", "s", 0.2),
+    )
+
+    def __init__(self, *, results, epsilon=None):
+        self.results = results
+        self.epsilon = epsilon
+
+    @classmethod
+    def from_estimator(
+        cls,
+        auditor,
+        X,
+        y,
+        *,
+        eps=None,
+        cv=5,
+        groups=None,
+        params=None,
+        ax=None,
+        **kwargs,
+    ):
+        """Cross-validate the multiplicity of an auditor and plot it per fold.
+
+        Parameters
+        ----------
+        auditor : MultiplicityAuditor or Pipeline
+            An (unfitted) auditor, or a Pipeline ending in one.
+        X : array-like of shape (n_samples, n_features)
+            Features.
+        y : array-like of shape (n_samples,)
+            Labels.
+        eps : float or dict, default=None
+            Error tolerance; ``None`` uses the auditor's ``epsilon``.
+        cv : int, cross-validation generator or iterable, default=5
+            Splitting strategy, as in :func:`cross_validate_multiplicity`.
+        groups : array-like of shape (n_samples,), default=None
+            Group labels for a group splitter.
+        params : dict, default=None
+            Parameters passed to the auditor's ``fit``.
+        ax : matplotlib.axes.Axes, default=None
+            Axes to draw on; a new figure when ``None``.
+        **kwargs : dict
+            Keyword arguments passed to :meth:`matplotlib.axes.Axes.errorbar`
+            for every mark, see :meth:`plot`.
+
+        Returns
+        -------
+        display : FoldMultiplicityDisplay
+            The display, with the fitted attributes ``ax_``, ``figure_`` and
+            ``errorbars_``.
+        """
+        check_matplotlib_support(f"{cls.__name__}.from_estimator")
+        from ._cross_validation import cross_validate_multiplicity
+
+        results = cross_validate_multiplicity(
+            auditor, X, y, eps=eps, cv=cv, groups=groups, params=params
+        )
+        return cls(results=results, epsilon=eps).plot(ax=ax, **kwargs)
+
+    #: An alias of :meth:`from_estimator`.
+    from_auditor = from_estimator
+
+    def plot(self, ax=None, **kwargs):
+        """Draw the folds.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, default=None
+            Axes to draw on; a new figure when ``None``.
+        **kwargs : dict
+            Keyword arguments passed to :meth:`matplotlib.axes.Axes.errorbar`
+            for every mark, e.g. ``markersize=8`` or ``capsize=2``. They
+            override the display's defaults (colour, marker, caps, labels).
+
+        Returns
+        -------
+        self : FoldMultiplicityDisplay
+            The display, with the fitted attributes ``ax_``, ``figure_`` and
+            ``errorbars_``.
+        """
+        check_matplotlib_support(f"{type(self).__name__}.plot")
+        from matplotlib.lines import Line2D
+
+        ax = axes_for(ax)
+        folds = np.arange(len(self.results))
+        self.errorbars_ = {}
+        for label, column, color, marker, offset in self.MARKS:
+            lower, upper = self._band(column)
+            style = styled(
+                {
+                    "color": color,
+                    "marker": marker,
+                    "linestyle": "none",
+                    "capsize": 3,
+                    "label": label,
+                },
+                kwargs,
+                Line2D,
+            )
+            self.errorbars_[label] = ax.errorbar(
+                folds + offset,
+                lower,
+                yerr=np.vstack([np.zeros_like(lower), upper - lower]),
+                **style,
+            )
+        ax.set_xticks(folds, [str(fold) for fold in self.results.index])
+        ax.set_xlabel("fold (mark: certified lower bound; bar: up to the upper bound)")
+        ax.set_ylabel("share of people (training or held-out)")
+        ax.set_yticks(np.linspace(0.0, 1.0, 6))
+        ax.yaxis.set_major_formatter(_percent_formatter())
+        ax.set_ylim(-0.02, 1.2)  # room above 100% for the legend
+        eps = "" if self.epsilon is None else f" at ε = {_tolerance(self.epsilon)}"
+        ax.set_title(f"Multiplicity per fold{eps}")
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(loc="upper center", ncol=len(self.MARKS), fontsize="small")
+        self.ax_ = ax
+        self.figure_ = ax.figure
+        return self
+
+    def _band(self, column):
+        """Certified lower and upper bounds of a mark, per fold."""
+        frame = self.results
+        if column == "test":
+            lower = frame["test_contestable"].to_numpy(dtype=float)
+            return lower, lower + frame["test_undecided"].to_numpy(dtype=float)
+        lower = frame[f"{column}_lower"].to_numpy(dtype=float)
+        return lower, frame[f"{column}_upper"].to_numpy(dtype=float)

@@ -12,7 +12,11 @@ import warnings
 import numpy as np
 
 from .._core import TOLERANCE, LevelSet
-from .._exceptions import BaselineGapWarning, ProblemSizeWarning
+from .._exceptions import (
+    BaselineGapWarning,
+    CertificationWarning,
+    ProblemSizeWarning,
+)
 
 
 def warn_if_constraints_left_out(linear, constraints):
@@ -164,4 +168,25 @@ def warn_if_constant(auditor):
         f"error decide otherwise than {label!r}.{remedy}",
         UserWarning,
         stacklevel=4,
+    )
+
+
+def warn_held_out_undecided(undecided, eps):
+    """Say how a held-out score reads the people a limit left undecided.
+
+    ``undecided`` is the mask of the held-out people whose MIP a limit
+    stopped: neither a level-set model flipping them nor a proof that none
+    does is known (:class:`CertificationWarning`, at the caller's line).
+    """
+    if not undecided.any():
+        return
+    warnings.warn(
+        f"{int(undecided.sum())} of {undecided.size} held-out people at "
+        f"eps={eps} are undecided: a limit stopped their MIPs. The held-out "
+        "ambiguity lies between the share certified contestable (its lower "
+        "bound: ambiguity_scorer) and that share plus the undecided (its "
+        "upper bound: neg_ambiguity_scorer, negated). A larger time_limit "
+        "or total_time_limit decides more of them.",
+        CertificationWarning,
+        stacklevel=_outside_the_package(),
     )

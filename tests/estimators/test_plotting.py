@@ -11,6 +11,7 @@ from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn_multiplicity import MultiplicityAuditor  # noqa: E402
 from sklearn_multiplicity._estimators._sampling import SamplingAuditor  # noqa: E402
 from sklearn_multiplicity._reporting._plotting import (  # noqa: E402
+    FoldMultiplicityDisplay,
     GroupAmbiguityDisplay,
     MultiplicityPathDisplay,
 )
@@ -181,3 +182,64 @@ def test_from_estimator_and_its_alias_from_auditor_give_the_same_display(fitted)
     assert [b.get_facecolor() for b in new.bars_] == [
         b.get_facecolor() for b in old.bars_
     ]
+
+
+def fold_results():
+    """Two folds: the first certified, the second with open bands."""
+    return pd.DataFrame(
+        {
+            "train_ambiguity_lower": [0.2, 0.3],
+            "train_ambiguity_upper": [0.2, 0.7],
+            "train_discrepancy_lower": [0.1, 0.15],
+            "train_discrepancy_upper": [0.1, 0.25],
+            "test_contestable": [0.25, 0.4],
+            "test_undecided": [0.0, 0.35],
+        },
+        index=pd.RangeIndex(2, name="fold"),
+    )
+
+
+def _bars(container):
+    """(x, bottom, top) of each bar of an errorbar container."""
+    (segments,) = [c.get_segments() for c in container.lines[2]]
+    return [(s[0][0], s[0][1], s[1][1]) for s in segments]
+
+
+def test_fold_display_marks_lower_bounds_and_bars_up_to_upper_bounds():
+    fig, ax = plt.subplots()
+    display = FoldMultiplicityDisplay(results=fold_results(), epsilon=0.05)
+    assert display.plot(ax=ax) is display
+    assert display.ax_ is ax and display.figure_ is fig
+    expected = {
+        "training ambiguity": ([0.2, 0.3], [0.2, 0.7]),
+        "training discrepancy": ([0.1, 0.15], [0.1, 0.25]),
+        "held-out ambiguity": ([0.25, 0.4], [0.25, 0.75]),
+    }
+    assert sorted(display.errorbars_) == sorted(expected)
+    for name, (lower, upper) in expected.items():
+        container = display.errorbars_[name]
+        np.testing.assert_allclose(container.lines[0].get_ydata(), lower)
+        bars = _bars(container)
+        np.testing.assert_allclose([b[1] for b in bars], lower)
+        np.testing.assert_allclose([b[2] for b in bars], upper)
+    # The three marks of a fold sit around its tick.
+    xs = [display.errorbars_[n].lines[0].get_xdata()[1] for n in expected]
+    assert min(xs) < 1 < max(xs)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "1"]
+    assert "ε = 0.05" in ax.get_title()
+
+
+def test_fold_display_from_estimator_passes_kwargs(tmp_path):
+    rng = np.random.RandomState(0)
+    X = rng.randint(0, 2, size=(40, 3))
+    y = (X[:, 0] + rng.rand(40) > 0.8).astype(int)
+    _, ax = plt.subplots()
+    display = FoldMultiplicityDisplay.from_auditor(
+        MultiplicityAuditor(LogisticRegression()), X, y, eps=0.05, cv=3, ax=ax, ms=9
+    )
+    assert len(display.results) == 3
+    for container in display.errorbars_.values():
+        assert container.lines[0].get_markersize() == 9
+        assert len(container.lines[0].get_xdata()) == 3
+    display.figure_.savefig(tmp_path / "folds.png")
+    assert (tmp_path / "folds.png").stat().st_size > 0

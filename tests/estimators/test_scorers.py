@@ -1,18 +1,23 @@
+import warnings
+
 import numpy as np
 import pytest
 import sklearn
 from brute_force import Truth, random_tiny
 from sklearn.datasets import load_breast_cancer
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import KFold, cross_validate
-from sklearn.pipeline import make_pipeline
+from sklearn.model_selection import GridSearchCV, KFold, cross_validate
+from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
 from sklearn_multiplicity import (
+    CertificationWarning,
     MultiplicityAuditor,
     ProbabilisticAuditor,
     ambiguity_scorer,
     discrepancy_scorer,
+    neg_ambiguity_scorer,
+    neg_discrepancy_scorer,
     probabilistic_ambiguity_scorer,
     vpr_width_scorer,
 )
@@ -178,3 +183,82 @@ def test_scorers_name_a_pipeline_without_an_auditor():
         discrepancy_scorer(0.1)(pipeline, X, y)
     with pytest.raises(TypeError, match="ProbabilisticAuditor"):
         vpr_width_scorer()(pipeline, X, y)
+
+
+def test_grid_search_with_the_selection_scorer_picks_the_least_ambiguous_setting():
+    X, y = cancer_data()
+    eps = 0.01
+    pipe = Pipeline(
+        [
+            (
+                "audit",
+                MultiplicityAuditor(
+                    LogisticRegression(), time_limit=5, total_time_limit=10
+                ),
+            )
+        ]
+    )
+    grid = {"audit__estimator__C": [0.001, 0.1, 10]}
+    search = GridSearchCV(
+        pipe,
+        grid,
+        cv=2,
+        scoring={"report": ambiguity_scorer(eps), "select": neg_ambiguity_scorer(eps)},
+        refit="select",
+        error_score="raise",
+    )
+    with warnings.catch_warnings():
+        # Every held-out person decided: both bounds are the held-out value.
+        warnings.simplefilter("error", CertificationWarning)
+        search.fit(X, y)
+    results = search.cv_results_
+    # The per-setting means of the reporting scorer, from its fold scores.
+    folds = np.column_stack([results[f"split{k}_test_report"] for k in range(2)])
+    means = folds.mean(axis=1)
+    assert means.max() > means.min()  # the settings differ
+    least = grid["audit__estimator__C"][int(np.argmin(means))]
+    assert search.best_params_ == {"audit__estimator__C": least}
+    np.testing.assert_allclose(results["mean_test_select"], -means)
+    # Selecting with the reporting scorer would pick the most ambiguous one.
+    most = results["params"][int(np.argmin(results["rank_test_report"]))]
+    assert most["audit__estimator__C"] == grid["audit__estimator__C"][np.argmax(means)]
+    assert most != search.best_params_
+
+
+def test_selection_scorers_count_undecided_held_out_people_as_contestable():
+    X, y = cancer_data()
+    eps = 0.05
+    # A millisecond per MIP leaves held-out people undecided.
+    auditor = MultiplicityAuditor(
+        LogisticRegression(C=10), time_limit=1e-3, total_time_limit=1e-3
+    ).fit(X[:75], y[:75])
+    held_out = X[75:]
+    with pytest.warns(CertificationWarning, match="held-out people .* undecided"):
+        lower = ambiguity_scorer(eps)(auditor, held_out, y[75:])
+        upper = -neg_ambiguity_scorer(eps)(auditor, held_out, y[75:])
+    assert lower < upper  # undecided people separate the bounds
+    # The exact held-out ambiguity, from an audit given the time to decide all.
+    exact = MultiplicityAuditor(LogisticRegression(C=10), time_limit=10)
+    exact.fit(X[:75], y[:75])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CertificationWarning)
+        value = np.mean(exact.ambiguous(held_out, eps))
+    assert lower <= value <= upper
+    disagreement = discrepancy_scorer(eps)(auditor, held_out, y[75:])
+    assert neg_discrepancy_scorer(eps)(auditor, held_out, y[75:]) == -disagreement
+    # One level-set model's held-out flips: contestable or undecided people.
+    assert disagreement <= upper
+
+
+def test_selection_scorers_are_the_reporting_ones_negated_when_certified():
+    X, y = data()
+    train, test = np.arange(16), np.arange(16, 24)
+    auditor = MultiplicityAuditor(LogisticRegression(), time_limit=10).fit(
+        X[train], y[train]
+    )
+    for report, select in [
+        (ambiguity_scorer(0.125), neg_ambiguity_scorer(0.125)),
+        (discrepancy_scorer(0.125), neg_discrepancy_scorer(0.125)),
+    ]:
+        value = report(auditor, X[test], y[test])
+        assert select(auditor, X[test], y[test]) == pytest.approx(-value)
