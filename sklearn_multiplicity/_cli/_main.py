@@ -5,9 +5,18 @@ failure the user can cause (a missing or unreadable file, a bad column, a
 non-binary target) ends with one ``error: ...`` line on stderr and exit code
 2, like argparse's usage errors; running out of memory ends the same way,
 with advice, and exit code 1.
+
+``audit`` runs under ``--total-time-limit`` (300 s unless told otherwise,
+said in its first line) and writes its report as soon as the values at
+``--epsilon`` can be read, then again whenever a step tightens them. Stopped
+by Ctrl-C (SIGINT) or a kill (SIGTERM), it says which report stands and
+exits with 130 or 143, as a shell reports a process ended by the signal.
 """
 
+import os
+import signal
 import sys
+import threading
 import time
 import warnings
 
@@ -15,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .._exceptions import ProblemSizeWarning
-from ._arguments import parse_arguments
+from ._arguments import DEFAULT_TOTAL_TIME_LIMIT, parse_arguments
 from ._data import DataError, load_audit_data, load_demo_data
 
 #: Exit code of every user error (argparse uses it for usage errors too).
@@ -29,6 +38,9 @@ MEMORY_ADVICE = (
     "fewer columns (fewer distinct patterns), or use a machine with more memory."
 )
 
+#: Exit code of a run stopped by a signal: 128 + the signal's number.
+SIGNAL_EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143}
+
 _HANDLED = (ValueError, TypeError, OSError, pd.errors.ParserError)
 
 
@@ -40,11 +52,11 @@ def _estimator(name):
     return None
 
 
-def _finish(report, out):
+def _finish(report, out, reports=None):
     _flush_diagnostics()
     print(report.summary())
     if out is not None:
-        files = report.write(out)
+        files = report.write(out) if reports is None else reports(report, None)
         print(f"\nReport written to {out}/: " + ", ".join(p.name for p in files))
         if not _has_matplotlib():
             print(
@@ -81,7 +93,122 @@ def _constraints(args, groups):
     return constraints
 
 
-def _exact_audit(args, X, y, groups, dataset):
+class _Reports:
+    """The report files of a running audit, rewritten (each file replaced
+    whole) whenever a step tightens the values, so that a run stopped later
+    leaves the last of them.
+
+    Parameters
+    ----------
+    out : str, path-like or None
+        The report's directory (``None``: nothing is written).
+    """
+
+    def __init__(self, out):
+        self.out = out
+        self.files = None
+        self.step = None
+        self.lock = threading.Lock()
+
+    def __call__(self, report, step):
+        """Write ``report``, the values known at the end of ``step``
+        (``None``: the finished audit); the files written."""
+        if self.out is None:
+            return []
+        with self.lock:
+            self.files = report.write(self.out)
+            self.step = step
+        return self.files
+
+    def standing(self):
+        """What the directory holds, in words."""
+        if self.files is None:
+            return (
+                "no report written: the audit stopped before the values at "
+                "--epsilon could be read"
+            )
+        names = ", ".join(p.name for p in self.files)
+        return (
+            f"the report of what was certified by the end of the {self.step!r} "
+            f"step is in {self.out}/: {names}. Its open values are certified "
+            "bounds; a larger --total-time-limit tightens them"
+        )
+
+
+class _Stopped(Exception):
+    """A signal asked the run to stop."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stoppable(run, reports):
+    """``run()`` in a worker thread, the main thread listening for SIGINT
+    and SIGTERM: on either the report written so far stands, a line says
+    which, and the process exits with :data:`SIGNAL_EXIT` at once (a MIP
+    in a solver stops with the process). An error of ``run`` is raised
+    here, after a line saying which report stands."""
+    if threading.current_thread() is not threading.main_thread():
+        return run()
+    outcome = {}
+
+    def work():
+        try:
+            outcome["value"] = run()
+        except BaseException as exc:  # raised again in the main thread
+            outcome["error"] = exc
+
+    def stop(signum, frame):
+        raise _Stopped(signum)
+
+    worker = threading.Thread(target=work, name="audit", daemon=True)
+    previous = {s: signal.signal(s, stop) for s in SIGNAL_EXIT}
+    try:
+        worker.start()
+        while worker.is_alive():
+            worker.join(0.2)
+    except _Stopped as stopped:
+        _exit_stopped(stopped.signum, reports)
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    if "error" in outcome:
+        if reports.files is not None:
+            print(f"note: {reports.standing()}", file=sys.stderr)
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def _exit_stopped(signum, reports):
+    """Say which report stands and end the process (solver threads too)."""
+    with reports.lock:  # a report being written is finished first
+        line = reports.standing()
+    _flush_diagnostics()
+    name = signal.Signals(signum).name
+    print(f"\nstopped by {name}: {line}", file=sys.stderr, flush=True)
+    sys.stdout.flush()
+    os._exit(SIGNAL_EXIT[signum])
+
+
+def _say_time_limit(limit):
+    """The first line of ``audit``: the time it may take."""
+    if limit is None:
+        text = (
+            "none: exact values, however long they take (Ctrl-C stops the "
+            "audit and keeps the report so far)"
+        )
+    elif limit == DEFAULT_TOTAL_TIME_LIMIT:
+        text = (
+            f"{limit:g} s, the default (--total-time-limit S to change it, "
+            "none for exact values however long they take)"
+        )
+    else:
+        text = f"{limit:g} s (--total-time-limit)"
+    print(f"Total time limit: {text}", file=sys.stderr, flush=True)
+
+
+def _exact_audit(args, X, y, groups, dataset, on_report=None):
     """The exact (0-1) audit of two labels or K."""
     from ._run import run_audit
 
@@ -103,6 +230,7 @@ def _exact_audit(args, X, y, groups, dataset):
         dataset=dataset,
         abstain=args.abstain,
         constraints=_constraints(args, groups),
+        on_report=on_report,
     )
 
 
@@ -144,13 +272,20 @@ def _audit(args):
             f"labels; a target of {pd.Series(y).nunique()} labels is audited "
             "without them"
         )
+    reports = _Reports(args.out)
     if args.measure == "probabilistic":
-        report = _probabilistic_only(args, X, y, groups, dataset)
+        audit = _probabilistic_only
     elif args.measure == "both" or args.estimator == "logistic":
-        report = _both_audits(args, X, y, groups, dataset)
+        audit = _both_audits
     else:
-        report = _exact_audit(args, X, y, groups, dataset)
-    return _finish(report, args.out)
+        audit = _exact_audit
+    _say_time_limit(args.total_time_limit)
+
+    def run():
+        report = audit(args, X, y, groups, dataset, on_report=reports)
+        return _finish(report, args.out, reports)
+
+    return _stoppable(run, reports)
 
 
 def _has_k_labels(y):
@@ -158,7 +293,7 @@ def _has_k_labels(y):
     return pd.Series(y).nunique() > 2
 
 
-def _both_audits(args, X, y, groups, dataset):
+def _both_audits(args, X, y, groups, dataset, on_report=None):
     """The 0-1 audit of a logistic regression and, beside it, the
     probabilistic audit of the same model (``--log-loss-epsilon`` nats)."""
     from ._run import run_both
@@ -169,7 +304,7 @@ def _both_audits(args, X, y, groups, dataset):
         )
     args.estimator = "logistic"
     return run_both(
-        lambda: _exact_audit(args, X, y, groups, dataset),
+        lambda: _exact_audit(args, X, y, groups, dataset, on_report),
         lambda: _probabilistic_audit(
             args,
             X,
@@ -206,7 +341,7 @@ def _probabilistic_audit(args, X, y, groups, dataset, **options):
     )
 
 
-def _probabilistic_only(args, X, y, groups, dataset):
+def _probabilistic_only(args, X, y, groups, dataset, on_report=None):
     """``--measure probabilistic``: the probabilistic audit alone, once the
     options it has no use for are refused or noted."""
     if _constraints(args, groups):

@@ -11,6 +11,7 @@ labels).
 """
 
 import contextlib
+import copy
 import math
 import sys
 import time
@@ -103,6 +104,7 @@ def run_audit(
     solver="auto",
     constraints=None,
     abstain=False,
+    on_report=None,
 ):
     """Audit ``(X, y)`` exactly (two labels, or 3 to 20) and collect
     everything reported.
@@ -147,6 +149,11 @@ def run_audit(
         :mod:`sklearn_multiplicity.constraints`).
     abstain : bool, default=False
         Also report abstention on the people whose decision may change.
+    on_report : callable or None, default=None
+        ``on_report(report, step)``: once the values at ``epsilon`` can be
+        read, the report of what is known at the end of every step of the
+        plan (its bounds certified, as the final report's are), so that a
+        run stopped later still has one.
 
     Returns
     -------
@@ -227,6 +234,58 @@ def run_audit(
         steps = {"fit": fit, "epsilon": suggest, "measures": measures}
         steps["sampling"] = sample
     steps["path"] = along_path
+    settings = {
+        "estimator": None,
+        "time_limit": time_limit,
+        "total_time_limit": total_time_limit,
+        "n_jobs": n_jobs,
+    }
+
+    def collect(auditor, done):
+        """The report of what ``auditor`` knows, read at no solver time
+        (a step not yet run reads what is known, as with no time left)."""
+        done = dict(done)
+        with capped(Deadline(0.0)):
+            if "path" not in done:
+                done["path"] = _with_total_budget(auditor.path(top), auditor.classes_)
+            if k_labels and "label_sets" not in done:
+                with _quiet_bounds(True):
+                    done["label_sets"] = auditor.predict_set(X, epsilon)
+            if not k_labels and "sampling" not in done:
+                done["sampling"] = _sample(
+                    auditor, X, y, epsilon, n_models, random_state, Deadline(0.0)
+                )
+            return _decisions_report(
+                auditor,
+                done,
+                epsilon,
+                top,
+                k_labels,
+                groups,
+                X,
+                y,
+                dataset,
+                {**settings, "epsilon": epsilon, "max_epsilon": top},
+                random_state,
+                n_models,
+                solver,
+                stages,
+                abstain,
+            )
+
+    def step(name, func):
+        # Once the values at epsilon can be read (the tolerance and the
+        # path's end are known), every step ends with a report of what is
+        # known: read on a copy of the audit, so that the reading spends
+        # none of the audit's accounts.
+        def run(deadline):
+            func(deadline)
+            if on_report is not None and top is not None:
+                on_report(_quietly(collect, copy.deepcopy(auditor), done), name)
+
+        return run
+
+    steps = {name: step(name, func) for name, func in steps.items()}
     deadline = Deadline(total_time_limit)
     with capped(deadline):
         # A step with no time left still reports what is known.
@@ -234,24 +293,50 @@ def run_audit(
         # Every step has run: one last reading, with no solver time, reports
         # the tightest bounds known, the group table's and the measures'
         # alike.
-        with capped(Deadline(0.0)), _quiet_bounds(k_labels):
-            bounds = {
-                "ambiguity": auditor.ambiguity_bounds(epsilon),
-                "discrepancy": auditor.discrepancy_bounds(epsilon),
-            }
-            evidence = auditor.evidence(epsilon)
-            model = auditor.discrepancy_model(epsilon)
-            frame = None if groups is None else auditor.by_group(epsilon)
-            if k_labels:
-                budget = auditor.session_.budget(epsilon)
-                _, found, _, _ = auditor.session_.people(budget)
+        return collect(auditor, done)
+
+
+def _decisions_report(
+    auditor,
+    done,
+    epsilon,
+    top,
+    k_labels,
+    groups,
+    X,
+    y,
+    dataset,
+    settings,
+    random_state,
+    n_models,
+    solver,
+    stages,
+    abstain,
+):
+    """The :class:`DecisionsReport` of ``auditor`` at ``epsilon`` and the
+    steps ``done`` (read within a zero deadline)."""
+    with _quiet_bounds(k_labels):
+        bounds = {
+            "ambiguity": auditor.ambiguity_bounds(epsilon),
+            "discrepancy": auditor.discrepancy_bounds(epsilon),
+        }
+        evidence = auditor.evidence(epsilon)
+        model = auditor.discrepancy_model(epsilon)
+        frame = None if groups is None else auditor.by_group(epsilon)
+        if k_labels:
+            budget = auditor.session_.budget(epsilon)
+            _, found, _, _ = auditor.session_.people(budget)
+    settings["estimator"] = type(unwrap(auditor.estimator_)).__name__
     settings = {
-        "epsilon": epsilon,
-        "max_epsilon": top,
-        "estimator": type(unwrap(auditor.estimator_)).__name__,
-        "time_limit": time_limit,
-        "total_time_limit": total_time_limit,
-        "n_jobs": n_jobs,
+        key: settings[key]
+        for key in (
+            "epsilon",
+            "max_epsilon",
+            "estimator",
+            "time_limit",
+            "total_time_limit",
+            "n_jobs",
+        )
     }
     if k_labels:
         settings["random_state"] = random_state
@@ -285,6 +370,15 @@ def run_audit(
         abstain=abstain,
         **family,
     )
+
+
+def _quietly(collect, auditor, done):
+    """``collect(auditor, done)`` with no progress bar and no warning (the
+    final report says them once)."""
+    auditor.set_params(verbose=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return collect(auditor, done)
 
 
 def _data(X, y, groups, classes, dataset):
