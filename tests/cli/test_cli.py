@@ -183,7 +183,10 @@ def test_total_time_limit_settles_values_at_epsilon_before_the_path(
     csv, tmp_path, capsys
 ):
     reports = {}
-    for name, limit in [("unlimited", []), ("limited", ["--total-time-limit", "600"])]:
+    for name, limit in [
+        ("unlimited", ["--total-time-limit", "none"]),
+        ("limited", ["--total-time-limit", "600"]),
+    ]:
         out_dir = tmp_path / name
         code, _, err = run(
             capsys,
