@@ -104,11 +104,20 @@ class _Reports:
         The report's directory (``None``: nothing is written).
     """
 
-    def __init__(self, out):
+    def __init__(self, out, total_time_limit):
         self.out = out
+        self.total_time_limit = total_time_limit
+        self.started = False
         self.files = None
         self.step = None
         self.lock = threading.Lock()
+
+    def start(self):
+        """Say the time limit, once, as the audit's first step begins (an
+        error in the arguments prints its one line alone)."""
+        if not self.started:
+            self.started = True
+            _say_time_limit(self.total_time_limit)
 
     def __call__(self, report, step):
         """Write ``report``, the values known at the end of ``step``
@@ -231,6 +240,7 @@ def _exact_audit(args, X, y, groups, dataset, on_report=None):
         abstain=args.abstain,
         constraints=_constraints(args, groups),
         on_report=on_report,
+        on_start=None if on_report is None else on_report.start,
     )
 
 
@@ -272,14 +282,13 @@ def _audit(args):
             f"labels; a target of {pd.Series(y).nunique()} labels is audited "
             "without them"
         )
-    reports = _Reports(args.out)
+    reports = _Reports(args.out, args.total_time_limit)
     if args.measure == "probabilistic":
         audit = _probabilistic_only
     elif args.measure == "both" or args.estimator == "logistic":
         audit = _both_audits
     else:
         audit = _exact_audit
-    _say_time_limit(args.total_time_limit)
 
     def run():
         report = audit(args, X, y, groups, dataset, on_report=reports)
@@ -387,6 +396,7 @@ def _probabilistic_only(args, X, y, groups, dataset, on_report=None):
         dataset,
         epsilon=args.epsilon,
         total_time_limit=args.total_time_limit,
+        on_start=None if on_report is None else on_report.start,
     )
 
 

@@ -50,15 +50,22 @@ class Stages:
         :class:`~sklearn_multiplicity.CertificationWarning`.
     say : callable or None, default=None
         ``say(name, value, seconds)``: a progress line once a stage ends.
+    begin : callable or None, default=None
+        ``begin()``, called once before the first stage (once the audit's
+        arguments are checked).
     """
 
-    def __init__(self, *, quiet_bounds=False, say=None):
+    def __init__(self, *, quiet_bounds=False, say=None, begin=None):
         self.timings = {}
         self.quiet_bounds = quiet_bounds
         self.say = say
+        self.begin = begin
 
     def run(self, name, func, deadline):
         """``func()`` within ``deadline``, timed under ``name``."""
+        if self.begin is not None:
+            self.begin, begin = None, self.begin
+            begin()
         start = time.perf_counter()
         with capped(deadline), _quiet_bounds(self.quiet_bounds):
             value = func()
@@ -105,6 +112,7 @@ def run_audit(
     constraints=None,
     abstain=False,
     on_report=None,
+    on_start=None,
 ):
     """Audit ``(X, y)`` exactly (two labels, or 3 to 20) and collect
     everything reported.
@@ -182,7 +190,7 @@ def run_audit(
         verbose=verbose,
         **({} if k_labels else {"solver": solver, "constraints": constraints}),
     )
-    stages, done = Stages(quiet_bounds=k_labels), {}
+    stages, done = Stages(quiet_bounds=k_labels, begin=on_start), {}
 
     def fit(deadline):
         def run():
@@ -510,6 +518,7 @@ def run_probabilistic_audit(
     random_state=0,
     verbose=0,
     dataset=None,
+    on_start=None,
 ):
     """Fit a :class:`ProbabilisticAuditor` and collect everything reported.
 
@@ -540,6 +549,8 @@ def run_probabilistic_audit(
         The auditor's ``random_state`` (an int keeps the report reproducible).
     verbose : int, default=0
         The auditor's ``verbose`` (``1``: progress on stderr).
+    on_start : callable or None, default=None
+        ``on_start()``, called once before the first stage.
 
     Returns
     -------
@@ -571,6 +582,7 @@ def run_probabilistic_audit(
     stages = Stages(
         quiet_bounds=k_labels,
         say=_stage_line(epsilon) if verbose and k_labels else None,
+        begin=on_start,
     )
     deadline = Deadline(total_time_limit)  # every request ends by it
     with capped(deadline):

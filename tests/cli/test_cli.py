@@ -401,8 +401,10 @@ def test_running_out_of_memory_ends_in_one_line_with_advice(
     )
     assert code == 1
     assert "Traceback" not in err
-    assert err.strip().splitlines() == [err.strip()]
-    assert err.startswith("error: out of memory.")
+    # The time limit, said as the work began, then the error alone.
+    limit, error = err.strip().splitlines()
+    assert limit.startswith("Total time limit: 300 s")
+    assert error.startswith("error: out of memory.")
     assert "fewer rows" in err
     assert not (tmp_path / "o").exists()
 
