@@ -188,3 +188,21 @@ def test_the_first_line_states_the_time_limit(tmp_path, capsys, options, first):
     settings = json.loads((tmp_path / "out" / "report.json").read_text())
     expected = None if "none" in options else float(first.split()[3])
     assert settings["settings"]["total_time_limit"] == expected
+
+
+def test_progress_says_what_runs_and_never_promises_past_the_deadline(capsys):
+    from sklearn_multiplicity._engine import Deadline, capped
+    from sklearn_multiplicity._reporting._progress import progress_bar
+
+    with capped(Deadline(5.0)):
+        update = progress_bar(1, 1000, "ambiguity path")
+        time.sleep(0.3)
+        before = capsys.readouterr().err.replace("\r", "\n").strip().splitlines()
+        # One pattern in 0.3 s: the rate alone would promise 999 x 0.3 s.
+        update(999)
+        after = capsys.readouterr().err.replace("\r", "\n").strip().splitlines()
+        update(0)
+    assert "0/1000" not in before[-1]
+    assert "solving the MIPs of 1000 open patterns" in before[-1]
+    assert "at most 00:0" in before[-1]  # 5 s at most
+    assert "1/1000 pattern [00:00<00:0" in after[-1]
