@@ -137,6 +137,8 @@ class _Reports:
                 "--epsilon could be read"
             )
         names = ", ".join(p.name for p in self.files)
+        if self.step is None:
+            return f"the finished audit's report is in {self.out}/: {names}"
         return (
             f"the report of what was certified by the end of the {self.step!r} "
             f"step is in {self.out}/: {names}. Its open values are certified "
@@ -462,6 +464,8 @@ def main(argv=None):
     -------
     int
         0 on success, 2 on a usage or data error, 1 when memory runs out.
+        An ``audit`` stopped by SIGINT or SIGTERM ends the process with 130
+        or 143 once it said which report stands.
     """
     try:
         args = parse_arguments(argv)

@@ -94,7 +94,11 @@ def bands_agree(ours, theirs):
     assert not (people_b["contestable"] & decided(people_a)).any()
 
 
-@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(
+    "signum, code",
+    [(signal.SIGINT, 130), (signal.SIGTERM, 143)],
+    ids=["SIGINT", "SIGTERM"],
+)
 def test_a_stopped_audit_leaves_the_report_so_far(
     table, finished, tmp_path, signum, code
 ):
