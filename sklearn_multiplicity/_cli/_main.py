@@ -93,6 +93,17 @@ def _constraints(args, groups):
     return constraints
 
 
+#: The steps of the command line's plans (:mod:`._plans`), in words.
+_STEP_WORDS = {
+    "fit": "the fit",
+    "epsilon": "the fit",  # the suggested tolerance follows it at once
+    "measures": "the values at --epsilon",
+    "people": "every person's labels",
+    "path": "the path",
+    "sampling": "the sampled estimate",
+}
+
+
 class _Reports:
     """The report files of a running audit, rewritten (each file replaced
     whole) whenever a step tightens the values, so that a run stopped later
@@ -139,10 +150,11 @@ class _Reports:
         names = ", ".join(p.name for p in self.files)
         if self.step is None:
             return f"the finished audit's report is in {self.out}/: {names}"
+        after = _STEP_WORDS.get(self.step, f"the step {self.step!r}")
         return (
-            f"the report of what was certified by the end of the {self.step!r} "
-            f"step is in {self.out}/: {names}. Its open values are certified "
-            "bounds; a larger --total-time-limit tightens them"
+            f"the report of what was certified after {after} is in "
+            f"{self.out}/: {names}. Its open values are certified bounds; more "
+            "time (--total-time-limit) tightens them"
         )
 
 
