@@ -318,7 +318,9 @@ class StageProgress:
         """A context yielding ``settled(k)``, which counts ``k`` more items
         settled (thread-safe) on a bar of ``asked``; ``read()``, when given,
         adds the items the stage's own state shows settled."""
-        bar = counting_bar(asked, name, self.unit, f"settling {asked} {self.unit}s")
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=asked, desc=name, unit=self.unit)
         lock = threading.Lock()
         count = [0]
 
