@@ -162,6 +162,9 @@ def run_audit(
         read, the report of what is known at the end of every step of the
         plan (its bounds certified, as the final report's are), so that a
         run stopped later still has one.
+    on_start : callable or None, default=None
+        ``on_start()``, called once the arguments are checked, before the
+        first step.
 
     Returns
     -------
@@ -242,12 +245,6 @@ def run_audit(
         steps = {"fit": fit, "epsilon": suggest, "measures": measures}
         steps["sampling"] = sample
     steps["path"] = along_path
-    settings = {
-        "estimator": None,
-        "time_limit": time_limit,
-        "total_time_limit": total_time_limit,
-        "n_jobs": n_jobs,
-    }
 
     def collect(auditor, done):
         """The report of what ``auditor`` knows, read at no solver time
@@ -263,23 +260,57 @@ def run_audit(
                 done["sampling"] = _sample(
                     auditor, X, y, epsilon, n_models, random_state, Deadline(0.0)
                 )
-            return _decisions_report(
-                auditor,
-                done,
-                epsilon,
-                top,
-                k_labels,
-                groups,
-                X,
-                y,
-                dataset,
-                {**settings, "epsilon": epsilon, "max_epsilon": top},
-                random_state,
-                n_models,
-                solver,
-                stages,
-                abstain,
-            )
+        with capped(Deadline(0.0)), _quiet_bounds(k_labels):
+            bounds = {
+                "ambiguity": auditor.ambiguity_bounds(epsilon),
+                "discrepancy": auditor.discrepancy_bounds(epsilon),
+            }
+            evidence = auditor.evidence(epsilon)
+            model = auditor.discrepancy_model(epsilon)
+            frame = None if groups is None else auditor.by_group(epsilon)
+            if k_labels:
+                budget = auditor.session_.budget(epsilon)
+                _, found, _, _ = auditor.session_.people(budget)
+        settings = {
+            "epsilon": epsilon,
+            "max_epsilon": top,
+            "estimator": type(unwrap(auditor.estimator_)).__name__,
+            "time_limit": time_limit,
+            "total_time_limit": total_time_limit,
+            "n_jobs": n_jobs,
+        }
+        if k_labels:
+            settings["random_state"] = random_state
+            family = {"labels_found": found, "labels_open": done["label_sets"] & ~found}
+        else:
+            settings["n_models"] = n_models
+            settings["random_state"] = random_state
+            settings["solver"] = solver if isinstance(solver, str) else solver.name
+            sampling = done["sampling"]
+            family = {
+                "sampling": sampling,
+                "suggestion": done.get("suggestion"),
+                "sampling_path": sampling.path(
+                    top
+                    if isinstance(top, PerClassEpsilon)
+                    else float(done["path"]["epsilon"].max())
+                ),
+            }
+        return DecisionsReport(
+            auditor=auditor,
+            epsilon=epsilon,
+            budget=_budget(auditor, epsilon),
+            path=done["path"],
+            bounds=bounds,
+            evidence=evidence,
+            discrepancy_model=model,
+            frame=frame,
+            **_data(X, y, groups, auditor.classes_, dataset),
+            settings=settings,
+            timings=stages.with_total(),
+            abstain=abstain,
+            **family,
+        )
 
     def step(name, func):
         # Once the values at epsilon can be read (the tolerance and the
@@ -302,82 +333,6 @@ def run_audit(
         # the tightest bounds known, the group table's and the measures'
         # alike.
         return collect(auditor, done)
-
-
-def _decisions_report(
-    auditor,
-    done,
-    epsilon,
-    top,
-    k_labels,
-    groups,
-    X,
-    y,
-    dataset,
-    settings,
-    random_state,
-    n_models,
-    solver,
-    stages,
-    abstain,
-):
-    """The :class:`DecisionsReport` of ``auditor`` at ``epsilon`` and the
-    steps ``done`` (read within a zero deadline)."""
-    with _quiet_bounds(k_labels):
-        bounds = {
-            "ambiguity": auditor.ambiguity_bounds(epsilon),
-            "discrepancy": auditor.discrepancy_bounds(epsilon),
-        }
-        evidence = auditor.evidence(epsilon)
-        model = auditor.discrepancy_model(epsilon)
-        frame = None if groups is None else auditor.by_group(epsilon)
-        if k_labels:
-            budget = auditor.session_.budget(epsilon)
-            _, found, _, _ = auditor.session_.people(budget)
-    settings["estimator"] = type(unwrap(auditor.estimator_)).__name__
-    settings = {
-        key: settings[key]
-        for key in (
-            "epsilon",
-            "max_epsilon",
-            "estimator",
-            "time_limit",
-            "total_time_limit",
-            "n_jobs",
-        )
-    }
-    if k_labels:
-        settings["random_state"] = random_state
-        family = {"labels_found": found, "labels_open": done["label_sets"] & ~found}
-    else:
-        settings["n_models"] = n_models
-        settings["random_state"] = random_state
-        settings["solver"] = solver if isinstance(solver, str) else solver.name
-        sampling = done["sampling"]
-        family = {
-            "sampling": sampling,
-            "suggestion": done.get("suggestion"),
-            "sampling_path": sampling.path(
-                top
-                if isinstance(top, PerClassEpsilon)
-                else float(done["path"]["epsilon"].max())
-            ),
-        }
-    return DecisionsReport(
-        auditor=auditor,
-        epsilon=epsilon,
-        budget=_budget(auditor, epsilon),
-        path=done["path"],
-        bounds=bounds,
-        evidence=evidence,
-        discrepancy_model=model,
-        frame=frame,
-        **_data(X, y, groups, auditor.classes_, dataset),
-        settings=settings,
-        timings=stages.with_total(),
-        abstain=abstain,
-        **family,
-    )
 
 
 def _quietly(collect, auditor, done):
