@@ -113,6 +113,8 @@ class _Reports:
     ----------
     out : str, path-like or None
         The report's directory (``None``: nothing is written).
+    total_time_limit : float or None
+        The audit's ``--total-time-limit``, said as it starts.
     """
 
     def __init__(self, out, total_time_limit):
