@@ -76,6 +76,20 @@ _threshold = _checked(float, lambda v: 0 < v < 1, "a number in (0, 1)")
 _seconds = _checked(
     float, lambda v: v > 0 and np.isfinite(v), "a positive number of seconds"
 )
+#: Seconds for the whole of ``audit`` unless ``--total-time-limit`` says
+#: otherwise: the library's own default (``MultiplicityAuditor``'s
+#: ``total_time_limit``), so that a long audit ends with certified bounds.
+DEFAULT_TOTAL_TIME_LIMIT = 300.0
+
+
+def _total_seconds(text):
+    """``--total-time-limit``: seconds, or ``none`` for no limit (exact
+    values, however long they take)."""
+    if text.strip().lower() == "none":
+        return None
+    return _seconds(text)
+
+
 _jobs = _checked(int, lambda v: v != 0, "a non-zero integer (-1: all cores)")
 _count = _checked(int, lambda v: v >= 0, "a non-negative integer")
 
@@ -142,7 +156,7 @@ def _constraint_options(sub):
     )
 
 
-def _common_options(sub, *, epsilon_help, default_out):
+def _common_options(sub, *, epsilon_help, default_out, default_total=None):
     sub.add_argument("--epsilon", type=_epsilon, default=0.01, help=epsilon_help)
     sub.add_argument(
         "--max-epsilon",
@@ -163,12 +177,15 @@ def _common_options(sub, *, epsilon_help, default_out):
     )
     sub.add_argument(
         "--total-time-limit",
-        type=_seconds,
-        default=None,
+        type=_total_seconds,
+        default=default_total,
         metavar="S",
-        help="seconds for the whole audit; the values at --epsilon come "
-        "before the path, and values still open are reported as certified "
-        "bounds",
+        help="seconds for the whole audit, or 'none' for exact values however "
+        "long they take (default: "
+        + ("none" if default_total is None else f"{default_total:g}")
+        + "); the values at --epsilon come before the path, values still open "
+        "are reported as certified bounds, and the report is rewritten as "
+        "they tighten",
     )
     sub.add_argument(
         "--n-jobs",
@@ -321,6 +338,7 @@ def build_parser():
         "false negative rate; with 3 to 20 labels, one per label bounds "
         "the errors on that label's rows)",
         default_out="multiplicity-report",
+        default_total=DEFAULT_TOTAL_TIME_LIMIT,
     )
     return parser
 

@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 
 from ._html import with_probabilistic_section
+from ._report import atomic_file
 from ._sentences import DIFFERENCE, LABELS_DIFFERENCE
 from ._text import both_summary
 
@@ -80,13 +81,18 @@ class BothReport:
         written = self.decisions.write(out)
         prob = self.probabilistic
         extra = [out / "probabilistic_people.csv", out / "probabilistic_models.csv"]
-        prob.people().to_csv(extra[0])
-        prob.models().to_csv(extra[1])
+        for path, table in zip(extra, (prob.people(), prob.models()), strict=True):
+            with atomic_file(path) as temporary:
+                table.to_csv(temporary)
         image = prob.write_plot(out)
         extra += [] if image is None else [image]
         data = self.to_dict()
         data["files"] = [p.name for p in [*written, *extra]]
-        (out / "report.json").write_text(json.dumps(data, indent=2) + "\n")
-        page = (out / "report.html").read_text()
-        (out / "report.html").write_text(with_probabilistic_section(page, self, image))
+        page = with_probabilistic_section(
+            (out / "report.html").read_text(), self, image
+        )
+        with atomic_file(out / "report.html") as temporary:
+            temporary.write_text(page)
+        with atomic_file(out / "report.json") as temporary:
+            temporary.write_text(json.dumps(data, indent=2) + "\n")
         return [*written, *extra]

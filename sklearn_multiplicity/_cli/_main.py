@@ -5,9 +5,18 @@ failure the user can cause (a missing or unreadable file, a bad column, a
 non-binary target) ends with one ``error: ...`` line on stderr and exit code
 2, like argparse's usage errors; running out of memory ends the same way,
 with advice, and exit code 1.
+
+``audit`` runs under ``--total-time-limit`` (300 s unless told otherwise,
+said in its first line) and writes its report as soon as the values at
+``--epsilon`` can be read, then again whenever a step tightens them. Stopped
+by Ctrl-C (SIGINT) or a kill (SIGTERM), it says which report stands and
+exits with 130 or 143, as a shell reports a process ended by the signal.
 """
 
+import os
+import signal
 import sys
+import threading
 import time
 import warnings
 
@@ -15,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .._exceptions import ProblemSizeWarning
-from ._arguments import parse_arguments
+from ._arguments import DEFAULT_TOTAL_TIME_LIMIT, parse_arguments
 from ._data import (
     AS_THEY_ARE,
     EXACT_AUDIT_ADVICE,
@@ -35,6 +44,9 @@ MEMORY_ADVICE = (
     "fewer columns (fewer distinct patterns), or use a machine with more memory."
 )
 
+#: Exit code of a run stopped by a signal: 128 + the signal's number.
+SIGNAL_EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143}
+
 _HANDLED = (ValueError, TypeError, OSError, pd.errors.ParserError)
 
 
@@ -46,11 +58,11 @@ def _estimator(name):
     return None
 
 
-def _finish(report, out):
+def _finish(report, out, reports=None):
     _flush_diagnostics()
     print(report.summary())
     if out is not None:
-        files = report.write(out)
+        files = report.write(out) if reports is None else reports(report, None)
         print(f"\nReport written to {out}/: " + ", ".join(p.name for p in files))
         if not _has_matplotlib():
             print(
@@ -87,7 +99,147 @@ def _constraints(args, groups):
     return constraints
 
 
-def _exact_audit(args, X, y, groups, dataset):
+#: The steps of the command line's plans (:mod:`._plans`), in words.
+_STEP_WORDS = {
+    "fit": "the fit",
+    "epsilon": "the fit",  # the suggested tolerance follows it at once
+    "measures": "the values at --epsilon",
+    "people": "every person's labels",
+    "path": "the path",
+    "sampling": "the sampled estimate",
+}
+
+
+class _Reports:
+    """The report files of a running audit, rewritten (each file replaced
+    whole) whenever a step tightens the values, so that a run stopped later
+    leaves the last of them.
+
+    Parameters
+    ----------
+    out : str, path-like or None
+        The report's directory (``None``: nothing is written).
+    total_time_limit : float or None
+        The audit's ``--total-time-limit``, said as it starts.
+    """
+
+    def __init__(self, out, total_time_limit):
+        self.out = out
+        self.total_time_limit = total_time_limit
+        self.started = False
+        self.files = None
+        self.step = None
+        self.lock = threading.Lock()
+
+    def start(self):
+        """Say the time limit, once, as the audit's first step begins (an
+        error in the arguments prints its one line alone)."""
+        if not self.started:
+            self.started = True
+            _say_time_limit(self.total_time_limit)
+
+    def __call__(self, report, step):
+        """Write ``report``, the values known at the end of ``step``
+        (``None``: the finished audit); the files written."""
+        if self.out is None:
+            return []
+        with self.lock:
+            self.files = report.write(self.out)
+            self.step = step
+        return self.files
+
+    def standing(self):
+        """What the directory holds, in words."""
+        if self.files is None:
+            return (
+                "no report written: the audit stopped before the values at "
+                "--epsilon could be read"
+            )
+        names = ", ".join(p.name for p in self.files)
+        if self.step is None:
+            return f"the finished audit's report is in {self.out}/: {names}"
+        after = _STEP_WORDS.get(self.step, f"the step {self.step!r}")
+        return (
+            f"the report of what was certified after {after} is in "
+            f"{self.out}/: {names}. Its open values are certified bounds; more "
+            "time (--total-time-limit) tightens them"
+        )
+
+
+class _Stopped(Exception):
+    """A signal asked the run to stop."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stoppable(run, reports):
+    """``run()`` in a worker thread, the main thread listening for SIGINT
+    and SIGTERM: on either the report written so far stands, a line says
+    which, and the process exits with :data:`SIGNAL_EXIT` at once (a MIP
+    in a solver stops with the process). An error of ``run`` is raised
+    here, after a line saying which report stands."""
+    if threading.current_thread() is not threading.main_thread():
+        return run()
+    outcome = {}
+
+    def work():
+        try:
+            outcome["value"] = run()
+        except BaseException as exc:  # raised again in the main thread
+            outcome["error"] = exc
+
+    def stop(signum, frame):
+        raise _Stopped(signum)
+
+    worker = threading.Thread(target=work, name="audit", daemon=True)
+    previous = {s: signal.signal(s, stop) for s in SIGNAL_EXIT}
+    try:
+        worker.start()
+        while worker.is_alive():
+            worker.join(0.2)
+    except _Stopped as stopped:
+        _exit_stopped(stopped.signum, reports)
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    if "error" in outcome:
+        if reports.files is not None:
+            print(f"note: {reports.standing()}", file=sys.stderr)
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def _exit_stopped(signum, reports):
+    """Say which report stands and end the process (solver threads too)."""
+    with reports.lock:  # a report being written is finished first
+        line = reports.standing()
+    _flush_diagnostics()
+    name = signal.Signals(signum).name
+    print(f"\nstopped by {name}: {line}", file=sys.stderr, flush=True)
+    sys.stdout.flush()
+    os._exit(SIGNAL_EXIT[signum])
+
+
+def _say_time_limit(limit):
+    """The first line of ``audit``: the time it may take."""
+    if limit is None:
+        text = (
+            "none: exact values, however long they take (Ctrl-C stops the "
+            "audit and keeps the report so far)"
+        )
+    elif limit == DEFAULT_TOTAL_TIME_LIMIT:
+        text = (
+            f"{limit:g} s, the default (--total-time-limit S to change it, "
+            "none for exact values however long they take)"
+        )
+    else:
+        text = f"{limit:g} s (--total-time-limit)"
+    print(f"Total time limit: {text}", file=sys.stderr, flush=True)
+
+
+def _exact_audit(args, X, y, groups, dataset, on_report=None):
     """The exact (0-1) audit of two labels or K."""
     from ._run import run_audit
 
@@ -109,6 +261,8 @@ def _exact_audit(args, X, y, groups, dataset):
         dataset=dataset,
         abstain=args.abstain,
         constraints=_constraints(args, groups),
+        on_report=on_report,
+        on_start=None if on_report is None else on_report.start,
     )
 
 
@@ -156,13 +310,19 @@ def _audit(args):
             f"labels; a target of {pd.Series(y).nunique()} labels is audited "
             "without them"
         )
+    reports = _Reports(args.out, args.total_time_limit)
     if args.measure == "probabilistic":
-        report = _probabilistic_only(args, X, y, groups, dataset)
+        audit = _probabilistic_only
     elif args.measure == "both" or args.estimator == "logistic":
-        report = _both_audits(args, X, y, groups, dataset)
+        audit = _both_audits
     else:
-        report = _exact_audit(args, X, y, groups, dataset)
-    return _finish(report, args.out)
+        audit = _exact_audit
+
+    def run():
+        report = audit(args, X, y, groups, dataset, on_report=reports)
+        return _finish(report, args.out, reports)
+
+    return _stoppable(run, reports)
 
 
 def _has_k_labels(y):
@@ -170,7 +330,7 @@ def _has_k_labels(y):
     return pd.Series(y).nunique() > 2
 
 
-def _both_audits(args, X, y, groups, dataset):
+def _both_audits(args, X, y, groups, dataset, on_report=None):
     """The 0-1 audit of a logistic regression and, beside it, the
     probabilistic audit of the same model (``--log-loss-epsilon`` nats)."""
     from ._run import run_both
@@ -181,7 +341,7 @@ def _both_audits(args, X, y, groups, dataset):
         )
     args.estimator = "logistic"
     return run_both(
-        lambda: _exact_audit(args, X, y, groups, dataset),
+        lambda: _exact_audit(args, X, y, groups, dataset, on_report),
         lambda: _probabilistic_audit(
             args,
             X,
@@ -218,7 +378,7 @@ def _probabilistic_audit(args, X, y, groups, dataset, **options):
     )
 
 
-def _probabilistic_only(args, X, y, groups, dataset):
+def _probabilistic_only(args, X, y, groups, dataset, on_report=None):
     """``--measure probabilistic``: the probabilistic audit alone, once the
     options it has no use for are refused or noted."""
     if _constraints(args, groups):
@@ -264,6 +424,7 @@ def _probabilistic_only(args, X, y, groups, dataset):
         dataset,
         epsilon=args.epsilon,
         total_time_limit=args.total_time_limit,
+        on_start=None if on_report is None else on_report.start,
     )
 
 
@@ -329,6 +490,8 @@ def main(argv=None):
     -------
     int
         0 on success, 2 on a usage or data error, 1 when memory runs out.
+        An ``audit`` stopped by SIGINT or SIGTERM ends the process with 130
+        or 143 once it said which report stands.
     """
     try:
         args = parse_arguments(argv)

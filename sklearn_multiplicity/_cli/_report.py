@@ -8,7 +8,11 @@ writes every report the same way; :mod:`._text` and :mod:`._html` render any
 of them.
 """
 
+import contextlib
 import json
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +21,27 @@ import pandas as pd
 from ._format import CERTIFIED, linear_parts, plain
 from ._html import render_page
 from ._text import summary
+
+
+@contextlib.contextmanager
+def atomic_file(path):
+    """A context yielding a temporary path beside ``path``, renamed to
+    ``path`` when the block ends without an error (and removed when it
+    fails), so that a reader sees the old file or the new one, never a part.
+
+    Parameters
+    ----------
+    path : path-like
+    """
+    path = Path(path)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    os.close(fd)
+    try:
+        yield Path(temporary)
+        os.replace(temporary, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
 
 
 def measure_row(lower, upper, status):
@@ -107,14 +132,26 @@ class Report:
         """
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        self.people().to_csv(out / "people.csv")
+        # Every file is made in a staging folder beside them, then renamed
+        # into place (report.json last): a reader, or a run stopped while it
+        # writes, finds whole files of this report or of the one before.
+        staging = Path(tempfile.mkdtemp(dir=out, prefix=".report-"))
+        try:
+            return self._write(out, staging)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+
+    def _write(self, out, staging):
+        self.people().to_csv(staging / "people.csv")
         models = self.models()
-        models.to_csv(out / "models.csv")
-        written = [out / "people.csv", out / "models.csv"]
-        images = self.plots(out)
-        written += list(images.values())
+        models.to_csv(staging / "models.csv")
+        made = [staging / "people.csv", staging / "models.csv"]
+        images = self.plots(staging)
+        made += list(images.values())
         data = self.to_dict()
-        data["files"] = [p.name for p in written] + ["report.json", "report.html"]
-        (out / "report.json").write_text(json.dumps(data, indent=2) + "\n")
-        (out / "report.html").write_text(render_page(self, data, images, models))
-        return [*written, out / "report.json", out / "report.html"]
+        data["files"] = [p.name for p in made] + ["report.json", "report.html"]
+        (staging / "report.html").write_text(render_page(self, data, images, models))
+        (staging / "report.json").write_text(json.dumps(data, indent=2) + "\n")
+        for path in [*made, staging / "report.html", staging / "report.json"]:
+            os.replace(path, out / path.name)
+        return [out / p.name for p in made] + [out / "report.json", out / "report.html"]

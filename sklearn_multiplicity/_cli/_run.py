@@ -11,6 +11,7 @@ labels).
 """
 
 import contextlib
+import copy
 import math
 import sys
 import time
@@ -49,15 +50,22 @@ class Stages:
         :class:`~sklearn_multiplicity.CertificationWarning`.
     say : callable or None, default=None
         ``say(name, value, seconds)``: a progress line once a stage ends.
+    begin : callable or None, default=None
+        ``begin()``, called once before the first stage (once the audit's
+        arguments are checked).
     """
 
-    def __init__(self, *, quiet_bounds=False, say=None):
+    def __init__(self, *, quiet_bounds=False, say=None, begin=None):
         self.timings = {}
         self.quiet_bounds = quiet_bounds
         self.say = say
+        self.begin = begin
 
     def run(self, name, func, deadline):
         """``func()`` within ``deadline``, timed under ``name``."""
+        if self.begin is not None:
+            self.begin, begin = None, self.begin
+            begin()
         start = time.perf_counter()
         with capped(deadline), _quiet_bounds(self.quiet_bounds):
             value = func()
@@ -103,6 +111,8 @@ def run_audit(
     solver="auto",
     constraints=None,
     abstain=False,
+    on_report=None,
+    on_start=None,
 ):
     """Audit ``(X, y)`` exactly (two labels, or 3 to 20) and collect
     everything reported.
@@ -147,6 +157,14 @@ def run_audit(
         :mod:`sklearn_multiplicity.constraints`).
     abstain : bool, default=False
         Also report abstention on the people whose decision may change.
+    on_report : callable or None, default=None
+        ``on_report(report, step)``: once the values at ``epsilon`` can be
+        read, the report of what is known at the end of every step of the
+        plan (its bounds certified, as the final report's are), so that a
+        run stopped later still has one.
+    on_start : callable or None, default=None
+        ``on_start()``, called once the arguments are checked, before the
+        first step.
 
     Returns
     -------
@@ -175,7 +193,7 @@ def run_audit(
         verbose=verbose,
         **({} if k_labels else {"solver": solver, "constraints": constraints}),
     )
-    stages, done = Stages(quiet_bounds=k_labels), {}
+    stages, done = Stages(quiet_bounds=k_labels, begin=on_start), {}
 
     def fit(deadline):
         def run():
@@ -227,13 +245,21 @@ def run_audit(
         steps = {"fit": fit, "epsilon": suggest, "measures": measures}
         steps["sampling"] = sample
     steps["path"] = along_path
-    deadline = Deadline(total_time_limit)
-    with capped(deadline):
-        # A step with no time left still reports what is known.
-        run_plan(plan, deadline, steps, every_step=True)
-        # Every step has run: one last reading, with no solver time, reports
-        # the tightest bounds known, the group table's and the measures'
-        # alike.
+
+    def collect(auditor, done):
+        """The report of what ``auditor`` knows, read at no solver time
+        (a step not yet run reads what is known, as with no time left)."""
+        done = dict(done)
+        with capped(Deadline(0.0)):
+            if "path" not in done:
+                done["path"] = _with_total_budget(auditor.path(top), auditor.classes_)
+            if k_labels and "label_sets" not in done:
+                with _quiet_bounds(True):
+                    done["label_sets"] = auditor.predict_set(X, epsilon)
+            if not k_labels and "sampling" not in done:
+                done["sampling"] = _sample(
+                    auditor, X, y, epsilon, n_models, random_state, Deadline(0.0)
+                )
         with capped(Deadline(0.0)), _quiet_bounds(k_labels):
             bounds = {
                 "ambiguity": auditor.ambiguity_bounds(epsilon),
@@ -245,46 +271,77 @@ def run_audit(
             if k_labels:
                 budget = auditor.session_.budget(epsilon)
                 _, found, _, _ = auditor.session_.people(budget)
-    settings = {
-        "epsilon": epsilon,
-        "max_epsilon": top,
-        "estimator": type(unwrap(auditor.estimator_)).__name__,
-        "time_limit": time_limit,
-        "total_time_limit": total_time_limit,
-        "n_jobs": n_jobs,
-    }
-    if k_labels:
-        settings["random_state"] = random_state
-        family = {"labels_found": found, "labels_open": done["label_sets"] & ~found}
-    else:
-        settings["n_models"] = n_models
-        settings["random_state"] = random_state
-        settings["solver"] = solver if isinstance(solver, str) else solver.name
-        sampling = done["sampling"]
-        family = {
-            "sampling": sampling,
-            "suggestion": done.get("suggestion"),
-            "sampling_path": sampling.path(
-                top
-                if isinstance(top, PerClassEpsilon)
-                else float(done["path"]["epsilon"].max())
-            ),
+        settings = {
+            "epsilon": epsilon,
+            "max_epsilon": top,
+            "estimator": type(unwrap(auditor.estimator_)).__name__,
+            "time_limit": time_limit,
+            "total_time_limit": total_time_limit,
+            "n_jobs": n_jobs,
         }
-    return DecisionsReport(
-        auditor=auditor,
-        epsilon=epsilon,
-        budget=_budget(auditor, epsilon),
-        path=done["path"],
-        bounds=bounds,
-        evidence=evidence,
-        discrepancy_model=model,
-        frame=frame,
-        **_data(X, y, groups, auditor.classes_, dataset),
-        settings=settings,
-        timings=stages.with_total(),
-        abstain=abstain,
-        **family,
-    )
+        if k_labels:
+            settings["random_state"] = random_state
+            family = {"labels_found": found, "labels_open": done["label_sets"] & ~found}
+        else:
+            settings["n_models"] = n_models
+            settings["random_state"] = random_state
+            settings["solver"] = solver if isinstance(solver, str) else solver.name
+            sampling = done["sampling"]
+            family = {
+                "sampling": sampling,
+                "suggestion": done.get("suggestion"),
+                "sampling_path": sampling.path(
+                    top
+                    if isinstance(top, PerClassEpsilon)
+                    else float(done["path"]["epsilon"].max())
+                ),
+            }
+        return DecisionsReport(
+            auditor=auditor,
+            epsilon=epsilon,
+            budget=_budget(auditor, epsilon),
+            path=done["path"],
+            bounds=bounds,
+            evidence=evidence,
+            discrepancy_model=model,
+            frame=frame,
+            **_data(X, y, groups, auditor.classes_, dataset),
+            settings=settings,
+            timings=stages.with_total(),
+            abstain=abstain,
+            **family,
+        )
+
+    def step(name, func):
+        # Once the values at epsilon can be read (the tolerance and the
+        # path's end are known), every step ends with a report of what is
+        # known: read on a copy of the audit, so that the reading spends
+        # none of the audit's accounts.
+        def run(deadline):
+            func(deadline)
+            if on_report is not None and top is not None:
+                on_report(_quietly(collect, copy.deepcopy(auditor), done), name)
+
+        return run
+
+    steps = {name: step(name, func) for name, func in steps.items()}
+    deadline = Deadline(total_time_limit)
+    with capped(deadline):
+        # A step with no time left still reports what is known.
+        run_plan(plan, deadline, steps, every_step=True)
+        # Every step has run: one last reading, with no solver time, reports
+        # the tightest bounds known, the group table's and the measures'
+        # alike.
+        return collect(auditor, done)
+
+
+def _quietly(collect, auditor, done):
+    """``collect(auditor, done)`` with no progress bar and no warning (the
+    final report says them once)."""
+    auditor.set_params(verbose=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return collect(auditor, done)
 
 
 def _data(X, y, groups, classes, dataset):
@@ -416,6 +473,7 @@ def run_probabilistic_audit(
     random_state=0,
     verbose=0,
     dataset=None,
+    on_start=None,
 ):
     """Fit a :class:`ProbabilisticAuditor` and collect everything reported.
 
@@ -446,6 +504,8 @@ def run_probabilistic_audit(
         The auditor's ``random_state`` (an int keeps the report reproducible).
     verbose : int, default=0
         The auditor's ``verbose`` (``1``: progress on stderr).
+    on_start : callable or None, default=None
+        ``on_start()``, called once before the first stage.
 
     Returns
     -------
@@ -477,6 +537,7 @@ def run_probabilistic_audit(
     stages = Stages(
         quiet_bounds=k_labels,
         say=_stage_line(epsilon) if verbose and k_labels else None,
+        begin=on_start,
     )
     deadline = Deadline(total_time_limit)  # every request ends by it
     with capped(deadline):

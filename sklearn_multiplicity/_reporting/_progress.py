@@ -3,12 +3,20 @@
 A running audit is read every :data:`TICK_SECONDS` seconds by a background
 thread, so that the bar moves while one long MIP runs: the people decided
 (certified flippable or proven unflippable) out of all, and the current
-bands.
+bands. A bar counts what is settled; until something is, it says what runs
+and for how long at most. Its time left never passes the deadline of the
+request it shows (the enclosing :func:`~sklearn_multiplicity._engine.capped`
+block's, as the command line sets for each step).
 """
 
 import contextlib
+import math
 import sys
 import threading
+import time
+import weakref
+
+from .._engine import Deadline
 
 #: Seconds between two readings of a running audit.
 TICK_SECONDS = 2.0
@@ -43,6 +51,76 @@ def ticking(report, interval=None):
         report()
 
 
+#: A bar counting what is settled, its time left capped by the deadline.
+_COUNT_BAR = (
+    "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} {unit} "
+    "[{elapsed}<{left}{postfix}]"
+)
+#: The same bar before anything is settled: what runs, and for how long.
+_WORKING_BAR = "{desc}: {working} [{elapsed}, {at_most}{postfix}]"
+
+
+def time_left(n, total, elapsed, end):
+    """Seconds a bar's work may still take: the estimate of its rate
+    (``n`` of ``total`` in ``elapsed`` seconds), never past ``end``
+    (``perf_counter`` time; ``None``: no deadline)."""
+    by_deadline = math.inf if end is None else max(end - time.perf_counter(), 0.0)
+    by_rate = elapsed * (total - n) / n if n and total else math.inf
+    return min(by_rate, by_deadline)
+
+
+def counting_bar(total, desc, unit, working):
+    """A tqdm bar of ``total`` items: ``n/total`` once an item is settled,
+    ``working`` (what runs) before; the time left is the rate's estimate
+    capped by the current deadline.
+
+    Parameters
+    ----------
+    total : int
+    desc, unit : str
+    working : str
+        What the bar's work is doing while nothing is settled.
+    """
+    from tqdm.auto import tqdm
+
+    end = Deadline().end  # the enclosing cap's end, or None
+
+    class Bar(tqdm):
+        @property
+        def format_dict(self):
+            values = super().format_dict
+            left = time_left(self.n, self.total, values["elapsed"], end)
+            values["left"] = "?" if math.isinf(left) else self.format_interval(left)
+            values["at_most"] = (
+                "no time limit"
+                if math.isinf(left)
+                else f"at most {self.format_interval(left)} left"
+            )
+            values["working"] = working
+            values["bar_format"] = _WORKING_BAR if self.n == 0 else _COUNT_BAR
+            return values
+
+    return Bar(total=total, desc=desc, unit=unit)
+
+
+def _keep_moving(bar, interval=None):
+    """Refresh ``bar`` every ``interval`` seconds (elapsed time and time
+    left move while one long MIP runs) until it is closed or dropped."""
+    interval = TICK_SECONDS if interval is None else interval
+    seen = weakref.ref(bar)
+
+    def loop():
+        while True:
+            time.sleep(interval)
+            bar = seen()
+            if bar is None or bar.disable or getattr(bar, "closed", False):
+                return
+            bar.refresh()
+            del bar
+
+    threading.Thread(target=loop, name="progress", daemon=True).start()
+
+
 def audit_progress(verbose, session, budget, desc):
     """A context in which the audit of ``budget`` shows its progress.
 
@@ -60,10 +138,8 @@ def audit_progress(verbose, session, budget, desc):
     """
     if verbose < 1:
         return contextlib.nullcontext()
-    from tqdm.auto import tqdm
-
     total = session.snapshot(budget)["total"]
-    bar = tqdm(total=round(total), desc=desc, unit="person")
+    bar = counting_bar(round(total), desc, "person", "certifying who may flip")
 
     def report():
         known = session.snapshot(budget)
@@ -107,15 +183,15 @@ def progress_bar(verbose, total, desc, unit="pattern"):
     """
     if verbose < 1 or total == 0:
         return None
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=total, desc=desc, unit=unit)
+    bar = counting_bar(total, desc, unit, f"solving the MIPs of {total} open {unit}s")
+    _keep_moving(bar)
 
     def update(remaining):
         bar.n = total - remaining
         bar.refresh()
         if remaining == 0:
             bar.close()
+            bar.closed = True
 
     return update
 
