@@ -21,7 +21,7 @@ def check_binary_target(y):
     if kind in ("continuous", "continuous-multioutput"):
         raise ValueError(
             f"The target is continuous ({classes.size} distinct values): the "
-            "audit needs class labels, two or 3 to "
+            "audit needs class labels, two (binary) or 3 to "
             f"{MAX_CLASSES} (threshold or bin a score into classes first)."
         )
     if kind not in ("binary",) or classes.size > 2:
