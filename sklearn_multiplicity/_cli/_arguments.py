@@ -213,6 +213,13 @@ def _common_options(sub, *, epsilon_help, default_out, default_total=None):
         "-q", "--quiet", action="store_true", help="no progress bars on stderr"
     )
     sub.add_argument(
+        "--raw-csv",
+        action="store_true",
+        help="write the CSV files' text cells as they are (by default a cell "
+        "starting with =, +, -, @, tab or carriage return, which a spreadsheet "
+        "would run as a formula, gets a leading ')",
+    )
+    sub.add_argument(
         "--abstain",
         action="store_true",
         help="also report abstention: the baseline's decision for people no "

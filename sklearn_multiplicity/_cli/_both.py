@@ -15,6 +15,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+from ._format import write_csv
 from ._html import with_probabilistic_section
 from ._report import atomic_file
 from ._sentences import DIFFERENCE, LABELS_DIFFERENCE
@@ -72,6 +73,15 @@ class BothReport:
         data["difference"] = self.difference
         return data
 
+    @property
+    def raw_csv(self):
+        """Whether both audits write their CSV cells as they are."""
+        return self.decisions.raw_csv
+
+    @raw_csv.setter
+    def raw_csv(self, raw):
+        self.decisions.raw_csv = self.probabilistic.raw_csv = raw
+
     def write(self, out):
         """Write the 0-1 report's files, ``probabilistic_people.csv``,
         ``probabilistic_models.csv`` and the probabilistic plot
@@ -83,7 +93,7 @@ class BothReport:
         extra = [out / "probabilistic_people.csv", out / "probabilistic_models.csv"]
         for path, table in zip(extra, (prob.people(), prob.models()), strict=True):
             with atomic_file(path) as temporary:
-                table.to_csv(temporary)
+                write_csv(table, temporary, raw=self.raw_csv)
         image = prob.write_plot(out)
         extra += [] if image is None else [image]
         data = self.to_dict()

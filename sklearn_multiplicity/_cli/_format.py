@@ -129,3 +129,48 @@ def finite_or_none(value):
     except (TypeError, ValueError):
         return None
     return value if math.isfinite(value) else None
+
+
+#: First characters that make a spreadsheet read a text cell as a formula
+#: (OWASP's "CSV injection"): such a cell is written with a leading quote.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(table):
+    """``table`` with every text cell a spreadsheet would run as a formula
+    prefixed by a single quote, as OWASP recommends; numbers, and text that
+    starts otherwise, are untouched. Column names and the index too.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy.
+    """
+
+    def cell(value):
+        if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+            return "'" + value
+        return value
+
+    def text(dtype):
+        return not (
+            pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
+        )
+
+    safe = table.copy()
+    for name in safe.columns:
+        if text(safe[name].dtype):
+            safe[name] = safe[name].astype(object).map(cell)
+    safe.columns = [cell(name) for name in safe.columns]
+    if text(safe.index.dtype):
+        safe.index = safe.index.map(cell)
+    return safe
+
+
+def write_csv(table, path, *, raw=False):
+    """Write ``table`` to ``path`` as CSV, spreadsheet-safe unless ``raw``."""
+    (table if raw else spreadsheet_safe(table)).to_csv(path)

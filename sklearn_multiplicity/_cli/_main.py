@@ -121,11 +121,14 @@ class _Reports:
         The report's directory (``None``: nothing is written).
     total_time_limit : float or None
         The audit's ``--total-time-limit``, said as it starts.
+    raw_csv : bool, default=False
+        Write the CSV files' cells as they are (``--raw-csv``).
     """
 
-    def __init__(self, out, total_time_limit):
+    def __init__(self, out, total_time_limit, raw_csv=False):
         self.out = out
         self.total_time_limit = total_time_limit
+        self.raw_csv = raw_csv
         self.started = False
         self.files = None
         self.step = None
@@ -144,6 +147,7 @@ class _Reports:
         if self.out is None:
             return []
         with self.lock:
+            report.raw_csv = self.raw_csv
             self.files = report.write(self.out)
             self.step = step
         return self.files
@@ -310,7 +314,7 @@ def _audit(args):
             f"labels; a target of {pd.Series(y).nunique()} labels is audited "
             "without them"
         )
-    reports = _Reports(args.out, args.total_time_limit)
+    reports = _Reports(args.out, args.total_time_limit, args.raw_csv)
     if args.measure == "probabilistic":
         audit = _probabilistic_only
     elif args.measure == "both" or args.estimator == "logistic":

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._format import CERTIFIED, linear_parts, plain
+from ._format import CERTIFIED, linear_parts, plain, write_csv
 from ._html import render_page
 from ._text import summary
 
@@ -100,7 +100,16 @@ class Report:
     A subclass names its ``audit`` (``"decisions"`` or ``"probabilistic"``,
     what the renderers read) and gives ``k_labels``, :meth:`open_values`,
     :meth:`people`, :meth:`models`, :meth:`plots` and :meth:`to_dict`.
+
+    Attributes
+    ----------
+    raw_csv : bool
+        Write the CSV files' cells as they are; by default a text cell that a
+        spreadsheet would run as a formula gets a leading quote
+        (:func:`~._format.spreadsheet_safe`).
     """
+
+    raw_csv = False
 
     @property
     def certified(self):
@@ -142,9 +151,9 @@ class Report:
             shutil.rmtree(staging, ignore_errors=True)
 
     def _write(self, out, staging):
-        self.people().to_csv(staging / "people.csv")
+        write_csv(self.people(), staging / "people.csv", raw=self.raw_csv)
         models = self.models()
-        models.to_csv(staging / "models.csv")
+        write_csv(models, staging / "models.csv", raw=self.raw_csv)
         made = [staging / "people.csv", staging / "models.csv"]
         images = self.plots(staging)
         made += list(images.values())
