@@ -183,6 +183,8 @@ def run_audit(
             )
         epsilon = check_tolerance(epsilon, classes, "epsilon")
         top = _path_end(epsilon, max_epsilon, classes)
+    elif epsilon != "auto":  # two labels: the path's end checked before any solver
+        _path_end(check_tolerance(epsilon, classes, "epsilon"), max_epsilon, classes)
     auditor = MultiplicityAuditor(
         estimator,
         epsilon=_as_param(0.01 if epsilon == "auto" else epsilon),

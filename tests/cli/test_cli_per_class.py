@@ -2,10 +2,13 @@
 
 import json
 
+import numpy as np
+import pandas as pd
 import pytest
 from test_cli import FAST, run, small_frame
 
 from sklearn_multiplicity import MultiplicityAuditor
+from sklearn_multiplicity._cli import main
 from sklearn_multiplicity._cli._data import load_audit_data
 
 
@@ -96,3 +99,20 @@ def test_bad_per_class_tolerances_are_usage_errors(
     )  # fmt: skip
     assert code == 2 and "Traceback" not in err
     assert "error:" in err and message in err
+
+
+def test_a_path_end_that_does_not_match_epsilon_fails_before_any_solver(
+    tmp_path, capsys
+):
+    # Per-class --epsilon with one --max-epsilon: one error line, before the
+    # fit (whose first step would say the time limit).
+    path = tmp_path / "data.csv"
+    pd.DataFrame(
+        {"x": np.arange(20) % 5, "group": ["a", "b"] * 10, "outcome": [0, 1] * 10}
+    ).to_csv(path, index=False)
+    argv = ["audit", str(path), "--target", "outcome", "-q", "--out", str(tmp_path)]
+    code = main([*argv, "--epsilon", "0=0.01,1=0.02", "--max-epsilon", "0.05"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert "max_epsilon must be per class" in err
+    assert "Total time limit" not in err
