@@ -220,13 +220,16 @@ class MultiplicityPathDisplay:
         for name, color in COLORS.items():
             lower = self.path[f"{name}_lower"].to_numpy(dtype=float)
             upper = self.path[f"{name}_upper"].to_numpy(dtype=float)
+            gap = ~certified(lower, upper)
+            # Where a limit left a band, the line is its certified lower bound.
+            label = f"{name} (exact" + (", else lower bound)" if gap.any() else ")")
             style = styled(
                 {
                     "color": color,
                     "drawstyle": "steps-post",
                     "marker": "o",
                     "markersize": 3,
-                    "label": f"{name} (exact)",
+                    "label": label,
                 },
                 kwargs,
                 Line2D,
@@ -234,7 +237,6 @@ class MultiplicityPathDisplay:
             (self.lines_[name],) = ax.plot(
                 eps, self.path[name].to_numpy(dtype=float), **style
             )
-            gap = ~certified(lower, upper)
             if gap.any():
                 self.bands_[name] = ax.fill_between(
                     eps,

@@ -78,6 +78,11 @@ def test_path_display_shades_open_bounds_only():
     assert set(display.bands_) == {"ambiguity"}
     assert set(display.lines_) == {"ambiguity", "discrepancy"}
     assert len(display.ax_.collections) == 1
+    # A line is called exact only where every value it draws is certified.
+    assert display.lines_["ambiguity"].get_label() == (
+        "ambiguity (exact, else lower bound)"
+    )
+    assert display.lines_["discrepancy"].get_label() == "discrepancy (exact)"
 
 
 def test_path_display_draws_on_given_axes(fitted):
