@@ -52,14 +52,6 @@ class DataError(ValueError):
     """The input data cannot be audited as given."""
 
 
-#: How a note names numeric columns kept as they are, and what the exact
-#: audit (not the probabilistic one) adds to it.
-AS_THEY_ARE = " used as they are"
-EXACT_AUDIT_ADVICE = (
-    " (continuous features make the exact audit slower; --binarize thresholds them)"
-)
-
-
 def _encoding(path):
     """``utf-16`` for a file starting with its BOM, else ``utf-8``."""
     with open(path, "rb") as file:
@@ -316,7 +308,7 @@ def identifier_columns(frame):
     return [name for name in frame.columns if _is_identifier(frame[name])]
 
 
-def encode_features(frame, *, binarize=False):
+def encode_features(frame, *, binarize=False, exact=True):
     """Numeric feature matrix of a table.
 
     Categorical columns (text, ``category``, ``bool``) are one-hot encoded
@@ -332,6 +324,9 @@ def encode_features(frame, *, binarize=False):
     frame : pandas.DataFrame
         The feature columns only.
     binarize : bool, default=False
+    exact : bool, default=True
+        Whether the exact audit's MIPs will read the features: its note on
+        continuous columns then says they slow it down.
 
     Returns
     -------
@@ -372,7 +367,13 @@ def encode_features(frame, *, binarize=False):
         notes.append(
             f"binarised {len(continuous)} numeric column(s) at their quartiles"
             if binarize
-            else f"{len(continuous)} numeric column(s){AS_THEY_ARE}"
+            else f"{len(continuous)} numeric column(s) used as they are"
+            + (
+                " (continuous features make the exact audit slower; --binarize "
+                "thresholds them)"
+                if exact
+                else ""
+            )
         )
     X = pd.concat(parts, axis=1) if parts else pd.DataFrame(index=frame.index)
     if X.shape[1] == 0:
@@ -381,7 +382,7 @@ def encode_features(frame, *, binarize=False):
     return X, notes
 
 
-def load_audit_data(path, target, groups=None, *, binarize=False, keep=()):
+def load_audit_data(path, target, groups=None, *, binarize=False, keep=(), exact=True):
     """Read and encode a CSV file for the audit.
 
     Identifier columns (:func:`identifier_columns`) are left out of the
@@ -395,6 +396,8 @@ def load_audit_data(path, target, groups=None, *, binarize=False, keep=()):
     binarize : bool, default=False
     keep : sequence of str, default=()
         Columns kept as features even when they look like identifiers.
+    exact : bool, default=True
+        Whether the exact audit reads the features (:func:`encode_features`).
 
     Returns
     -------
@@ -431,7 +434,7 @@ def load_audit_data(path, target, groups=None, *, binarize=False, keep=()):
             stacklevel=2,
         )
         features = features.drop(columns=identifiers)
-    X, notes = encode_features(features, binarize=binarize)
+    X, notes = encode_features(features, binarize=binarize, exact=exact)
     return X, y, group_values, notes
 
 

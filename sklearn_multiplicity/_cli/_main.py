@@ -26,8 +26,6 @@ import pandas as pd
 from .._exceptions import ProblemSizeWarning
 from ._arguments import DEFAULT_TOTAL_TIME_LIMIT, parse_arguments
 from ._data import (
-    AS_THEY_ARE,
-    EXACT_AUDIT_ADVICE,
     DataError,
     load_audit_data,
     load_demo_data,
@@ -277,6 +275,7 @@ def _audit(args):
         args.groups,
         binarize=args.binarize,
         keep=args.keep_column,
+        exact=args.measure != "probabilistic",
     )
     if args.sample is not None and args.sample < 2:
         raise ValueError("--sample needs at least 2 rows")
@@ -291,12 +290,6 @@ def _audit(args):
             f"audited a random sample of {args.sample} of the rows (seed "
             f"{args.random_state}, --random-state)"
         )
-    if args.measure != "probabilistic" and not args.binarize:
-        # Only the exact audit's MIPs slow down on continuous columns.
-        notes = [
-            note + EXACT_AUDIT_ADVICE if note.endswith(AS_THEY_ARE) else note
-            for note in notes
-        ]
     for note in notes:
         _diagnostic(f"note: {note}")
     dataset = {
