@@ -9,8 +9,10 @@ with advice, and exit code 1.
 ``audit`` runs under ``--total-time-limit`` (300 s unless told otherwise,
 said in its first line) and writes its report as soon as the values at
 ``--epsilon`` can be read, then again whenever a step tightens them. Stopped
-by Ctrl-C (SIGINT) or a kill (SIGTERM), it says which report stands and
-exits with 130 or 143, as a shell reports a process ended by the signal.
+by Ctrl-C (SIGINT) or a kill (SIGTERM), it starts no new MIP, rewrites the
+report with what the running ones prove within a few seconds, says which
+report stands and exits with 130 or 143, as a shell reports a process ended
+by the signal.
 """
 
 import os
@@ -44,6 +46,9 @@ MEMORY_ADVICE = (
 
 #: Exit code of a run stopped by a signal: 128 + the signal's number.
 SIGNAL_EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143}
+#: Seconds a stopped audit may take to end its running solves and write
+#: what they proved.
+STOP_GRACE = 10.0
 
 _HANDLED = (ValueError, TypeError, OSError, pd.errors.ParserError)
 
@@ -130,6 +135,7 @@ class _Reports:
         self.started = False
         self.files = None
         self.step = None
+        self.stopped = False
         self.lock = threading.Lock()
 
     def start(self):
@@ -158,6 +164,12 @@ class _Reports:
                 "--epsilon could be read"
             )
         names = ", ".join(p.name for p in self.files)
+        if self.stopped:
+            return (
+                f"the report of what was certified when it stopped is in "
+                f"{self.out}/: {names}. Its open values are certified bounds; "
+                "more time (--total-time-limit) tightens them"
+            )
         if self.step is None:
             return f"the finished audit's report is in {self.out}/: {names}"
         after = _STEP_WORDS.get(self.step, f"the step {self.step!r}")
@@ -178,19 +190,30 @@ class _Stopped(Exception):
 
 def _stoppable(run, reports):
     """``run()`` in a worker thread, the main thread listening for SIGINT
-    and SIGTERM: on either the report written so far stands, a line says
-    which, and the process exits with :data:`SIGNAL_EXIT` at once (a MIP
-    in a solver stops with the process). An error of ``run`` is raised
-    here, after a line saying which report stands."""
+    and SIGTERM.
+
+    On the first signal the audit is asked to stop
+    (:func:`~sklearn_multiplicity.backends.request_stop`): no new MIP
+    starts, and the steps left finish at once with what is proved. If the
+    running solves end within :data:`STOP_GRACE` seconds, the report is
+    rewritten with everything they proved; otherwise, or on a second
+    signal, the last report written stands. Either way a line says which
+    report stands, and the process exits with :data:`SIGNAL_EXIT`. An error
+    of ``run`` is raised here, after a line saying which report stands."""
     if threading.current_thread() is not threading.main_thread():
         return run()
     outcome = {}
+    # Waiting on an event, not on ``Thread.join``: a join interrupted by the
+    # signal handler's exception can mark a running thread as ended.
+    done = threading.Event()
 
     def work():
         try:
             outcome["value"] = run()
         except BaseException as exc:  # raised again in the main thread
             outcome["error"] = exc
+        finally:
+            done.set()
 
     def stop(signum, frame):
         raise _Stopped(signum)
@@ -198,11 +221,12 @@ def _stoppable(run, reports):
     worker = threading.Thread(target=work, name="audit", daemon=True)
     previous = {s: signal.signal(s, stop) for s in SIGNAL_EXIT}
     try:
-        worker.start()
-        while worker.is_alive():
-            worker.join(0.2)
-    except _Stopped as stopped:
-        _exit_stopped(stopped.signum, reports)
+        try:
+            worker.start()
+            while not done.wait(0.2):
+                pass
+        except _Stopped as stopped:
+            _finish_stopped(stopped.signum, done, outcome, reports)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
@@ -211,6 +235,29 @@ def _stoppable(run, reports):
             print(f"note: {reports.standing()}", file=sys.stderr)
         raise outcome["error"]
     return outcome["value"]
+
+
+def _finish_stopped(signum, done, outcome, reports):
+    """Stop the audit, give its running solves :data:`STOP_GRACE` seconds
+    to end and its report to be rewritten, then end the process."""
+    from ..backends import request_stop
+
+    request_stop()
+    name = signal.Signals(signum).name
+    _flush_diagnostics()
+    print(
+        f"\nstopping ({name}): keeping what the running solves prove, at most "
+        f"{STOP_GRACE:g} s more; {name} again stops at once",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        done.wait(STOP_GRACE)
+    except _Stopped:
+        pass
+    if done.is_set() and "value" in outcome:
+        reports.stopped = True
+    _exit_stopped(signum, reports)
 
 
 def _exit_stopped(signum, reports):

@@ -7,6 +7,11 @@ import numpy as np
 
 from .._core import Status
 from .._mip import MIPResult
+from ._stopping import stop_requested
+
+#: Seconds of a solve that starts after a stop was requested: what presolve
+#: and the first heuristics prove, at once.
+STOPPED_TIME_LIMIT = 1e-3
 
 
 class SolverError(RuntimeError):
@@ -93,6 +98,13 @@ class Backend:
                 message=f"{mip.name}: {_describe(exc)}",
             )
         return self._checked(mip, result)
+
+    def seconds(self):
+        """The time limit of the solve starting now (``None``: unlimited);
+        next to nothing once a stop is requested."""
+        if stop_requested():
+            return STOPPED_TIME_LIMIT
+        return self.time_limit
 
     def check_supported(self, mip):
         """Raise ``ValueError`` when this backend cannot solve ``mip`` exactly."""

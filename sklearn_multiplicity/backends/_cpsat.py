@@ -13,6 +13,7 @@ import numpy as np
 from .._core import Status
 from .._mip import MIPResult
 from ._base import Backend, SolverError, register
+from ._stopping import interruptible
 
 
 def _as_integers(values, what):
@@ -83,15 +84,16 @@ class CpSatBackend(Backend):
 
         solver = cp_model.CpSolver()
         parameters = solver.parameters
-        if self.time_limit is not None:
-            parameters.max_time_in_seconds = float(self.time_limit)
+        if self.seconds() is not None:
+            parameters.max_time_in_seconds = float(self.seconds())
         parameters.num_workers = int(self.threads) if self.threads else 0
         if self.random_state is not None:
             parameters.random_seed = int(self.random_state) % (2**31 - 1)
         parameters.log_search_progress = self.verbose > 1
         parameters.stop_after_first_solution = bool(first_solution)
         try:
-            status = solver.solve(model, self._reporter(mip, cp_model))
+            with interruptible(solver.stop_search):
+                status = solver.solve(model, self._reporter(mip, cp_model))
         except Exception as exc:  # noqa: BLE001 - any crash proves nothing
             raise SolverError(f"{type(exc).__name__}: {exc}") from exc
 

@@ -87,8 +87,8 @@ class MathOptBackend(Backend):
     def _parameters(self, mip, first_solution):
         mathopt = _mathopt()
         params = mathopt.SolveParameters(enable_output=self.verbose > 1)
-        if self.time_limit is not None:
-            params.time_limit = _timedelta(self.time_limit)
+        if self.seconds() is not None:
+            params.time_limit = _timedelta(self.seconds())
         if self.random_state is not None:
             params.random_seed = int(self.random_state) % (2**31 - 1)
         params.relative_gap_tolerance = 0.0

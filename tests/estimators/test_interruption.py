@@ -19,21 +19,34 @@ def test_an_interrupted_audit_keeps_what_it_proved():
     session, budget = auditor.session_, auditor.session_.budget(0.01)
     before, closed = session.snapshot(budget), dict(session.accounts.closed)
 
-    # Ctrl-C a few seconds into the audit (the main thread sees it when the
-    # running MIP returns, within its 1 s limit).
-    timer = threading.Timer(3.0, _thread.interrupt_main)
-    timer.start()
+    # Ctrl-C once the audit has proved something (the main thread sees it
+    # when the running MIP returns, within its 1 s limit): on a loaded
+    # machine a fixed delay may fall before the first proof.
+    def learned():
+        known = session.snapshot(budget)
+        return known["flipped"] + known["proven"] > before["flipped"] + before["proven"]
+
+    def interrupt_when_proved(stop):
+        while not stop.wait(0.05):
+            if learned():
+                _thread.interrupt_main()
+                return
+
+    stop = threading.Event()
+    watcher = threading.Thread(target=interrupt_when_proved, args=(stop,))
+    watcher.start()
     try:
         with pytest.raises(KeyboardInterrupt):
             auditor.ambiguity(0.01)
     finally:
-        timer.cancel()
+        stop.set()
+        watcher.join()
     known = session.snapshot(budget)
     total = known["total"]
     assert known["flipped"] + known["proven"] > before["flipped"] + before["proven"]
     # The seconds it ran count against the tolerance's account, which stays
     # open for the next call.
-    assert max(session.accounts.spent.values()) >= 2.0
+    assert max(session.accounts.spent.values()) > 0.0
     assert session.accounts.closed == closed
 
     # A later call continues from what was proved: its band is at least as

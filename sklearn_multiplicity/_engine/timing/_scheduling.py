@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from joblib import Parallel, delayed
 from joblib.parallel import get_active_backend
 
+from ...backends import stop_requested
+
 #: The deadline that every :class:`Deadline` made in this context ends by.
 _CAP = contextvars.ContextVar("sklearn_multiplicity_deadline_cap", default=None)
 
@@ -43,7 +45,10 @@ class Deadline:
         self.per_mip = per_mip
 
     def remaining(self):
-        """Seconds left (``inf`` when unlimited)."""
+        """Seconds left (``inf`` when unlimited, none once a stop is
+        requested: see :func:`~sklearn_multiplicity.backends.request_stop`)."""
+        if stop_requested():
+            return 0.0
         return math.inf if self.end is None else self.end - time.perf_counter()
 
     def expired(self):
