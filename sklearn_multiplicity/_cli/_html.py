@@ -122,10 +122,20 @@ def _limits_section(report):
     return "\n".join([*parts, "</section>"])
 
 
+def _cell(value):
+    """A value of a two-column table as text: a dash for none, a float in
+    its shortest form."""
+    if value is None:
+        return DASH
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
 def kv_table(mapping):
     """A mapping as a two-column table."""
     rows = "".join(
-        f"<tr><th>{esc(str(k))}</th><td>{esc(str(v))}</td></tr>"
+        f"<tr><th>{esc(str(k))}</th><td>{esc(_cell(v))}</td></tr>"
         for k, v in mapping.items()
     )
     return f'<table class="t">{rows}</table>'
