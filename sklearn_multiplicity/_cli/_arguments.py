@@ -274,7 +274,18 @@ def build_parser():
         help="label column: two labels, or 3 to 20 for the K-class audit",
     )
     audit.add_argument(
-        "--groups", default=None, metavar="COLUMN", help="group column (e.g. race)"
+        "--groups",
+        default=None,
+        metavar="COLUMN",
+        help="group column (e.g. race): the measures are also reported per "
+        "group; the column is left out of the model's features unless "
+        "--keep-groups-as-feature",
+    )
+    audit.add_argument(
+        "--keep-groups-as-feature",
+        action="store_true",
+        help="keep the --groups column as a feature of the model too (by "
+        "default it only defines the groups)",
     )
     audit.add_argument(
         "--estimator",

@@ -382,11 +382,22 @@ def encode_features(frame, *, binarize=False, exact=True):
     return X, notes
 
 
-def load_audit_data(path, target, groups=None, *, binarize=False, keep=(), exact=True):
+def load_audit_data(
+    path,
+    target,
+    groups=None,
+    *,
+    binarize=False,
+    keep=(),
+    exact=True,
+    keep_groups=False,
+):
     """Read and encode a CSV file for the audit.
 
     Identifier columns (:func:`identifier_columns`) are left out of the
-    features, with a warning naming them, unless named in ``keep``.
+    features, with a warning naming them, unless named in ``keep``. The
+    groups column defines the groups and is left out of the features too,
+    unless ``keep_groups``.
 
     Parameters
     ----------
@@ -398,6 +409,8 @@ def load_audit_data(path, target, groups=None, *, binarize=False, keep=(), exact
         Columns kept as features even when they look like identifiers.
     exact : bool, default=True
         Whether the exact audit reads the features (:func:`encode_features`).
+    keep_groups : bool, default=False
+        Keep the groups column as a feature as well.
 
     Returns
     -------
@@ -416,7 +429,8 @@ def load_audit_data(path, target, groups=None, *, binarize=False, keep=(), exact
         _check_exists(frame, name, "--keep-column")
     y = class_target(frame[target], target)
     group_values = None if groups is None else frame[groups].to_numpy()
-    features = frame.drop(columns=[c for c in (target, groups) if c is not None])
+    left_out = [target] if groups is None or keep_groups else [target, groups]
+    features = frame.drop(columns=left_out)
     identifiers = [c for c in identifier_columns(features) if c not in keep]
     if identifiers and len(identifiers) == features.shape[1]:
         raise DataError(

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 from sklearn.pipeline import Pipeline
 
-from .._core import ClassBudget
+from .._core import TOLERANCE, ClassBudget
 from .._core import certified as is_certified
 from .._core._validation import PerClassEpsilon
 from .._estimators._auditor import MultiplicityAuditor
@@ -305,6 +305,21 @@ class DecisionsReport(Report):
             )
         classes = a.classes_ if self.k_labels else None
         return model_table(found, self.dataset["feature_names"], classes)
+
+    def path_table(self):
+        """The path (None without one), one row per tolerance; for two
+        labels with the sampled estimate at each tolerance beside it
+        (``sampling_`` columns)."""
+        if self.path is None or self.k_labels:
+            return None if self.path is None else self.path.set_index("epsilon")
+        sampling = self.sampling_path.add_prefix("sampling_")
+        return pd.merge_asof(
+            self.path,
+            sampling.rename(columns={"sampling_epsilon": "epsilon"}),
+            on="epsilon",
+            direction="nearest",
+            tolerance=TOLERANCE,
+        ).set_index("epsilon")
 
     def plots(self, out):
         """The path plot and the group plot (with groups) in ``out``."""

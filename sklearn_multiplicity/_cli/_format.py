@@ -27,6 +27,8 @@ def sampling_label(sampling):
 
 
 CERTIFIED = "certified"
+#: The file of a report's path table, linked from its page.
+PATH_TABLE = "path.csv"
 BOUNDS = "bounds (time limit)"
 MEASURES = ("ambiguity", "discrepancy")
 
@@ -75,16 +77,61 @@ def linear_parts(estimator, default_names):
     return column_names(names, coef.shape[1]), coef, intercept
 
 
+def n_continuous(X):
+    """How many columns of ``X`` hold values other than 0 and 1."""
+    values = np.asarray(X, dtype=float)
+    return int(np.sum(~np.all((values == 0) | (values == 1), axis=0)))
+
+
 def dataset_record(X, y, classes, dataset):
     """The report's description of the data: feature names, ``dataset`` (what
-    the command line read), the number of rows and the classes."""
+    the command line read), the number of rows, the classes and how many
+    features are continuous (not 0/1)."""
     return {
         "source": "data",
         "feature_names": [str(c) for c in X.columns],
         **(dataset or {}),
         "n_rows": int(len(y)),
         "classes": [plain(c) for c in classes],
+        "n_continuous_features": n_continuous(X),
     }
+
+
+#: How the columns of a report's tables that hold shares of people begin:
+#: they are shown as percentages (counts, budgets and tolerances as numbers).
+SHARE_COLUMNS = (
+    "value",
+    "lower",
+    "upper",
+    "ambiguity",
+    "discrepancy",
+    "delta_ambiguity",
+    "width",
+    "mean_width",
+    "error_rate",
+    "sampling",
+)
+
+
+def shown_as_percentages(frame, missing="-"):
+    """A copy of ``frame`` to show: its float columns of shares
+    (:data:`SHARE_COLUMNS`) as percentages, counts held as floats as whole
+    numbers, and ``missing`` where a value is missing (a band is not a
+    value)."""
+    shown = frame.copy()
+    for name in frame.columns:
+        column = frame[name]
+        if not pd.api.types.is_float_dtype(column):
+            continue
+        values = column.to_numpy()
+        if str(name).startswith(SHARE_COLUMNS):
+            text = [None if np.isnan(v) else f"{v:.2%}" for v in values]
+        elif np.all(np.isnan(values) | (values == np.round(values))):
+            text = [None if np.isnan(v) else f"{v:.0f}" for v in values]
+        else:
+            continue
+        shown[name] = [missing if t is None else t for t in text]
+    return shown
 
 
 def versions():

@@ -323,6 +323,7 @@ def _audit(args):
         binarize=args.binarize,
         keep=args.keep_column,
         exact=args.measure != "probabilistic",
+        keep_groups=args.keep_groups_as_feature,
     )
     if args.sample is not None and args.sample < 2:
         raise ValueError("--sample needs at least 2 rows")
@@ -343,6 +344,7 @@ def _audit(args):
         "source": str(args.data),
         "target": args.target,
         "groups": args.groups,
+        "groups_as_feature": args.groups is not None and args.keep_groups_as_feature,
         "feature_names": list(X.columns),
         "encoding": notes,
         "binarize": args.binarize,

@@ -259,7 +259,7 @@ class ProbabilisticReport(Report):
             if certified != n:
                 parts.append(f"{n - certified} of {n} ranges")
         return parts + [
-            f"{name} (bounds only: [{lo:.4f}, {hi:.4f}])"
+            f"{name} (bounds only: [{lo:.2%}, {hi:.2%}])"
             for name, (lo, hi) in self.bounds.items()
             if not pinned(lo, hi)
         ]

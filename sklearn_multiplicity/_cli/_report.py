@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._format import CERTIFIED, linear_parts, plain, write_csv
+from ._format import CERTIFIED, PATH_TABLE, linear_parts, plain, write_csv
 from ._html import render_page
-from ._text import summary
+from ._text import parts, summary
 
 
 @contextlib.contextmanager
@@ -111,6 +111,11 @@ class Report:
 
     raw_csv = False
 
+    def path_table(self):
+        """The table of the path over the tolerance, written as
+        ``path.csv`` (None: the report has no path)."""
+        return None
+
     @property
     def certified(self):
         """Whether every reported value is certified (no bound left open)."""
@@ -125,10 +130,21 @@ class Report:
         """
         return summary(self)
 
+    def parts(self):
+        """The summary in its parts (:func:`~._text.parts`): the answer,
+        the groups sentence, what limited the answer, the details and the
+        solver's side, each a list of lines.
+
+        Returns
+        -------
+        dict
+        """
+        return parts(self)
+
     def write(self, out):
-        """Write ``people.csv``, ``models.csv``, the plots (with matplotlib),
-        ``report.json`` and ``report.html`` to the directory ``out``
-        (created if needed).
+        """Write ``people.csv``, ``models.csv``, ``path.csv`` (with a path),
+        the plots (with matplotlib), ``report.json`` and ``report.html`` to
+        the directory ``out`` (created if needed).
 
         Parameters
         ----------
@@ -155,6 +171,10 @@ class Report:
         models = self.models()
         write_csv(models, staging / "models.csv", raw=self.raw_csv)
         made = [staging / "people.csv", staging / "models.csv"]
+        path = self.path_table()
+        if path is not None:
+            write_csv(path, staging / PATH_TABLE, raw=self.raw_csv)
+            made.append(staging / PATH_TABLE)
         images = self.plots(staging)
         made += list(images.values())
         data = self.to_dict()

@@ -45,6 +45,204 @@ BINARY_ONLY_LINE = (
 )
 
 
+# --------------------------------------------------------------- the answer
+#: Groups named one by one in the answer; more are counted.
+SHOWN_GROUPS = 8
+
+
+def band_words(lower, upper):
+    """A share as a percentage, or its certified band ``a%–b%``."""
+    if is_certified(lower, upper):
+        return f"{lower:.1%}"
+    return f"{lower:.1%}\u2013{upper:.1%}"
+
+
+def share_words(lower, upper, n):
+    """A share of ``n`` people in words: exactly ``a%`` (how many people), or
+    between ``a%`` and ``b%`` when the bounds leave a band."""
+    if is_certified(lower, upper):
+        return f"exactly {lower:.1%} ({round(lower * n)} people)"
+    return (
+        f"between {lower:.1%} and {upper:.1%} ({round(lower * n)} to "
+        f"{round(upper * n)} people)"
+    )
+
+
+def _plural(count, word):
+    return f"{count:g} {word}{'' if count == 1 else 's'}"
+
+
+def allowance_words(report):
+    """How much less accurate than the baseline a model of a 0-1 audit's
+    level set may be: its extra errors (in all, per kind of error or per
+    true label) and the tolerance."""
+    extra = report.extra_errors()
+    if not report.per_label:
+        more = (
+            f"at most {_plural(extra, 'more training error')} than its "
+            f"{report.auditor.baseline_errors_:g}"
+        )
+    elif report.k_labels:
+        more = "at most " + ", ".join(
+            f"{_plural(v, 'more error')} on {k!r}" for k, v in extra.items()
+        )
+    else:
+        more = (
+            f"at most {_plural(extra['false_positives'], 'more false positive')} "
+            f"and {_plural(extra['false_negatives'], 'more false negative')}"
+        )
+    return f"{more} ({tolerance_words(report)})"
+
+
+def answer_lines(report):
+    """The answer of a 0-1 audit in plain words with its numbers: how many
+    people a model almost as accurate as the baseline decides otherwise, and
+    how many one such model does."""
+    n = len(report.y)
+    what = "label" if report.k_labels else "decision"
+    other = "another label" if report.k_labels else "a different decision"
+    lines = [
+        f"Out of {n} people, {share_words(*report.bounds['ambiguity'], n)} could "
+        f"get {other} from a model almost as accurate as the audited one: "
+        f"{allowance_words(report)}.",
+        f"One such model alone would change the {what} of "
+        f"{share_words(*report.bounds['discrepancy'], n)}.",
+    ]
+    return lines + _group_answer(report, other)
+
+
+def probabilistic_answer_lines(report):
+    """The answer of a probabilistic audit in the words of
+    :func:`answer_lines`: the decisions (or labels) that logistic models
+    within the tolerance in log-loss change."""
+    n, a = len(report.y), report.auditor
+    if report.multinomial:
+        what, other = "label", "another label (the most probable)"
+    else:
+        what, other = "decision", f"a different decision (at {a.threshold:g})"
+    lines = [
+        f"Out of {n} people, {share_words(*report.bounds['ambiguity'], n)} could "
+        f"get {other} from a model almost as good as the audited one: a mean "
+        f"log-loss at most {a.log_loss_epsilon:g} nats above the best's.",
+        f"One such model alone would change the {what} of "
+        f"{share_words(*report.bounds['discrepancy'], n)}.",
+    ]
+    return lines + _group_answer(report, other)
+
+
+def _group_answer(report, other):
+    """The ambiguity of each group in one sentence (none without groups)."""
+    table = report.group_table()
+    if table is None:
+        return []
+    bounds = (
+        ("ambiguity_lower", "ambiguity_upper")
+        if "ambiguity_lower" in table
+        else ("ambiguity", "ambiguity")
+    )
+    words = [
+        f"{plain(g)} {band_words(row[bounds[0]], row[bounds[1]])}"
+        for g, row in table.iterrows()
+    ]
+    more = len(words) - SHOWN_GROUPS
+    shown = ", ".join(words[:SHOWN_GROUPS]) + (f" and {more} more" if more > 0 else "")
+    name = report.dataset.get("groups")
+    by = f"By group ({name!r})" if name else "By group"
+    return [f"{by}: {shown} could get {other}."]
+
+
+def groups_feature_line(dataset):
+    """Whether the groups column is a feature of the model, or ``None``
+    when the report names no groups column."""
+    name = dataset.get("groups")
+    if name is None:
+        return None
+    if dataset.get("groups_as_feature"):
+        return (
+            f"The column {name!r} defines the groups and is also a feature of "
+            "the model (--keep-groups-as-feature)."
+        )
+    return (
+        f"The column {name!r} defines the groups and is not used as a feature "
+        "by the model; pass --keep-groups-as-feature to keep it."
+    )
+
+
+# ------------------------------------------------- what limited the answer
+def time_limit_words(settings, undecided, n):
+    """That a time limit stopped the solver, with the limits in force and
+    the people it left undecided."""
+    limits = []
+    if settings.get("total_time_limit") is not None:
+        limits.append(f"--total-time-limit {settings['total_time_limit']:g} s")
+    if settings.get("time_limit") is not None:
+        limits.append(f"{settings['time_limit']:g} s per MIP")
+    people = f"{undecided} of the {n} people are undecided and " if undecided else ""
+    return (
+        "A time limit stopped the solver before it closed every band"
+        + (f" ({', '.join(limits)})" if limits else "")
+        + f": {people}the shares are certified bounds, not exact values."
+    )
+
+
+def continuous_words(dataset):
+    """That continuous features slow the exact audit, or ``None``."""
+    k = dataset.get("n_continuous_features", 0)
+    if not k:
+        return None
+    return (
+        f"{k} of the {len(dataset['feature_names'])} feature columns are "
+        "continuous (not 0/1), which makes the exact search slow; --binarize "
+        "thresholds them at their quartiles."
+    )
+
+
+def limit_lines(report):
+    """What limited a 0-1 audit's answer, in plain words: a time limit,
+    continuous features, a baseline far from the optimum or a constant one
+    (empty when nothing did)."""
+    lines = []
+    if report.open_values():
+        undecided = int(report.flags()[1].sum())
+        lines.append(time_limit_words(report.settings, undecided, len(report.y)))
+        lines.append(continuous_words(report.dataset))
+    far = far_from_optimum(report)
+    lines += [constant_baseline(report), None if far is None else far[len("NOTE: ") :]]
+    return [line for line in lines if line is not None]
+
+
+def route_lines(report):
+    """What would sharpen an answer that a limit left open: the
+    assessment's routes (two labels), or more time (empty when every value
+    is certified)."""
+    if not report.open_values():
+        return []
+    assessment = getattr(report.auditor, "assessment_", None)
+    routes = () if assessment is None else assessment.routes
+    if routes:
+        return [f"{route.action} {route.effect}" for route in routes]
+    limit = report.settings.get("total_time_limit")
+    now = "" if limit is None else f", above {limit:g} s"
+    return [f"Allow more time (--total-time-limit{now}): the bands tighten."]
+
+
+#: The line when nothing limited the answer.
+NOTHING_LIMITED = "Every value is certified: nothing limited the answer."
+
+
+# ----------------------------------------------------------- solver detail
+def mip_count_line(mip_log):
+    """The solves of an audit (its ``summarize_mip_log``) in one line."""
+    statuses = ", ".join(f"{v} {k}" for k, v in mip_log["by_status"].items())
+    return f"MIPs: {mip_log['n_mips']} solved in {mip_log['total_seconds']:.1f} s" + (
+        f" ({statuses})" if statuses else ""
+    )
+
+
+#: What the assessment's reasons are, introducing them.
+REASONS_HEADING = "What the assessment read before any MIP ran:"
+
+
 # ----------------------------------------------------------------- the data
 def report_heading(report):
     """The first line of a report's summary and page: the audit, of which
@@ -211,29 +409,6 @@ def level_set_line(report):
     )
 
 
-def in_words(name, lower, upper, n, budget, *, what="decision"):
-    """What a measure's certified band says about people, in one sentence.
-
-    ``what`` is what a model changes: ``"decision"`` (two labels) or
-    ``"label"`` (K labels).
-    """
-    model = f"model with {budget_words(budget)}"
-    other = "the other decision" if what == "decision" else "another label"
-    if name == "ambiguity":
-        share = (
-            f"Exactly {lower:.2%}"
-            if is_certified(lower, upper)
-            else f"At least {lower:.2%} and at most {upper:.2%}"
-        )
-        return f"{share} of the {n:g} people get {other} from a {model}."
-    if is_certified(lower, upper):
-        return f"The most {what}s one {model} changes: exactly {lower:.2%}."
-    return (
-        f"The most {what}s one {model} changes: at least {lower:.2%} "
-        f"(a model found) and at most {upper:.2%} (a proof)."
-    )
-
-
 # --------------------------------------------------------------- people
 def abstention_line(a):
     """Abstention results (a report's ``abstention()``, or read back from
@@ -278,7 +453,7 @@ def path_line(report):
     path = report.path
     if path is None:
         return "Path: none"
-    where = "(report.json, report.html, path.png)"
+    where = "(path.csv, path.png, report.json, report.html)"
     top = report.settings["max_epsilon"]
     if isinstance(top, PerClassEpsilon):
         return (
@@ -289,6 +464,15 @@ def path_line(report):
     return (
         f"Path: {len(path)} tolerances from eps = {path['epsilon'].min():.4g} "
         f"to {path['epsilon'].max():.4g} {where}"
+    )
+
+
+def path_table_line(report):
+    """What the path's table (``path.csv``) holds, in one line."""
+    return (
+        f"The path's table: {len(report.path)} rows, one per tolerance, with "
+        "the budget and both measures' certified bounds"
+        + ("" if report.k_labels else " beside the sampled estimate")
     )
 
 

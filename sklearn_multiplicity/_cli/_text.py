@@ -5,11 +5,13 @@ import pandas as pd
 
 from .._core import certified as is_certified
 from . import _sentences as say
-from ._format import MEASURES
+from ._format import MEASURES, shown_as_percentages
+from ._mip_log import summarize_mip_log
 
 
 def summary(report):
-    """The summary of ``report`` for the terminal.
+    """The summary of ``report`` for the terminal: the answer in plain words,
+    what limited it, the details, and the solver's last.
 
     Parameters
     ----------
@@ -19,38 +21,83 @@ def summary(report):
     -------
     str
     """
+    found = parts(report)
+    blocks = [found["answer"] + found["groups"], *(found[k] for k in BLOCKS)]
+    return "\n\n".join("\n".join(block) for block in blocks if block)
+
+
+#: The parts of a summary after its answer and groups sentence, in order.
+BLOCKS = ("limits", "details", "solver")
+
+
+def parts(report):
+    """The summary of ``report`` in its parts, each a list of lines: the
+    ``answer``, whether the ``groups`` column is a feature, what limited the
+    answer (``limits``, empty for a probabilistic audit), the ``details``
+    and the ``solver``'s last."""
     if report.audit == "probabilistic":
-        return "\n".join(_probabilistic_lines(report))
-    return "\n".join(_decisions_lines(report))
+        found = _probabilistic_parts(report)
+    else:
+        found = _decisions_parts(report)
+    feature = say.groups_feature_line(report.dataset)
+    return {
+        "answer": found["answer"],
+        "groups": [] if feature is None else [feature],
+        "limits": found.get("limits", []),
+        "details": found["details"],
+        "solver": found["solver"],
+    }
 
 
-def _decisions_lines(report):
+def _bullets(lines):
+    return [f"  - {line}" for line in lines]
+
+
+def limits_lines(report):
+    """What limited a 0-1 audit's answer and the routes to a sharper one,
+    under the assessment's headline (two labels)."""
+    assessment = report.auditor.assessment_  # None for K labels
+    lines = [] if assessment is None else [assessment.headline()]
+    limits, routes = say.limit_lines(report), say.route_lines(report)
+    if limits:
+        lines += ["What limited the answer:", *_bullets(limits)]
+    else:
+        lines.append(say.NOTHING_LIMITED)
+    if routes:
+        lines += ["Routes to a sharper answer:", *_bullets(routes)]
+    return lines
+
+
+def solver_lines(report, mip_log):
+    """The solver's side of a 0-1 audit: what the assessment read (two
+    labels), the MIPs solved and the timings."""
+    assessment = report.auditor.assessment_
+    lines = ["Solver detail:"]
+    if assessment is not None:
+        reasons = [f"  {line}" for line in _bullets(assessment.reasons)]
+        lines += [f"  {say.REASONS_HEADING}", *reasons]
+    return lines + [
+        f"  {say.mip_count_line(mip_log)}",
+        f"  {say.timings_line(report.timings)}",
+    ]
+
+
+def _decisions_parts(report):
     a, k_labels = report.auditor, report.k_labels
     n = len(report.y)
     label = None if k_labels else report.sampling_label
-    constant = say.constant_baseline(report)
-    far = say.far_from_optimum(report)
-    lines = [] if k_labels else [a.assessment_.text(), ""]
-    lines.append(say.report_heading(report))
+    lines = [say.report_heading(report)]
     lines += [f"Hypothesis class: {a.hypothesis_class_}", say.baseline_line(a)]
     if k_labels:
         lines.append(say.label_errors_line(report.label_errors()))
     else:
         lines.append(f"Baseline error rates: {say.rates_line(report.error_rates())}")
-        lines += [] if constant is None else [constant]
         lines.append("Constraints in force: " + ("; ".join(a.constraints_) or "none"))
     lines.append(say.min_error_line(a))
-    lines += [] if far is None else [far]
     lines.append(say.level_set_line(report))
     if report.suggestion is not None:
         lines.append(f"  eps chosen automatically: {report.suggestion.description}")
-    measures = report.measures()
-    lines += ["", compact(measures, MEASURES, label=label), ""]
-    what = "label" if k_labels else "decision"
-    lines += [
-        say.in_words(name, row["lower"], row["upper"], n, report.budget, what=what)
-        for name, row in measures.iterrows()
-    ]
+    lines += ["", compact(report.measures(), MEASURES, label=label)]
     if not k_labels:
         lines.append(f"Sampling: {report.sampling.comparison()}.")
     groups = report.group_table()
@@ -63,24 +110,26 @@ def _decisions_lines(report):
             "",
             f"Abstaining on {who}: {say.abstention_line(report.abstention())}",
         ]
-    lines += ["", say.people_line(report)]
-    if k_labels:
-        lines.append(say.path_line(report))
+    lines += ["", say.people_line(report), say.path_line(report)]
     lines.append(say.open_values_line(report.open_values()))
     if k_labels:
         lines.append(say.BINARY_ONLY_LINE)
-    lines.append(say.timings_line(report.timings))
-    return lines
+    return {
+        "answer": say.answer_lines(report),
+        "limits": limits_lines(report),
+        "details": lines,
+        "solver": solver_lines(report, summarize_mip_log(a.mip_log_)),
+    }
 
 
-def _probabilistic_lines(report):
+def _probabilistic_parts(report):
     a = report.auditor
     lines = [
         say.report_heading(report),
         f"Level set: {a.level_set_}",
         say.log_loss_level_line(a),
         "",
-        report.measures().to_string(float_format=lambda v: f"{v:.4f}", na_rep="-"),
+        percent_table(report.measures()),
         "",
     ]
     if report.multinomial:
@@ -95,23 +144,28 @@ def _probabilistic_lines(report):
     lines.append(say.probabilistic_status_line(report))
     groups = report.group_table()
     if groups is not None:
-        lines += ["", "By group:", groups.to_string(float_format="{:.4f}".format)]
-    lines.append(say.timings_line(report.timings))
-    return lines
+        lines += ["", "By group:", percent_table(groups)]
+    return {
+        "answer": say.probabilistic_answer_lines(report),
+        "details": lines,
+        "solver": [say.timings_line(report.timings)],
+    }
+
+
+#: The names of the two audits of a :class:`~._both.BothReport`.
+TITLES = {"decisions": "0-1 audit", "probabilistic": "Probabilistic audit"}
 
 
 def both_summary(both):
-    """The summary of a :class:`~._both.BothReport`: the assessment, then
-    both summaries, the certified one first, and how the two questions
-    differ."""
-    found = both.decisions.auditor.assessment_  # None for K labels
-    assessment = "" if found is None else found.text()
-    decisions = both.decisions.summary()
-    if assessment and decisions.startswith(assessment):  # said once, at the top
-        decisions = decisions[len(assessment) :].lstrip("\n")
-    texts = {"decisions": decisions, "probabilistic": both.probabilistic.summary()}
+    """The summary of a :class:`~._both.BothReport`: both answers (the
+    certified audit's first), what limited the 0-1 audit, how the two
+    questions differ, both audits' details, and the solver's last."""
     first = both.lead()
     second = "probabilistic" if first == "decisions" else "decisions"
+    found = {
+        "decisions": both.decisions.parts(),
+        "probabilistic": both.probabilistic.parts(),
+    }
     status = {
         name: "certified" if ok else "bands"
         for name, ok in (
@@ -125,14 +179,34 @@ def both_summary(both):
         f"({both.probabilistic.settles}: {status['probabilistic']}); the "
         f"{first} audit comes first.\n" + both.difference
     )
+    answers = []
+    for name in (first, second):
+        lines = found[name]["answer"]
+        answers += [f"{TITLES[name]}: {lines[0]}", *(f"  {x}" for x in lines[1:])]
+    answers += found["decisions"]["groups"]
+    solver = found["decisions"]["solver"] + [
+        f"  {TITLES['probabilistic']}: {line}"
+        for line in found["probabilistic"]["solver"]
+    ]
     rule = "\n" + "-" * 72 + "\n"
-    return (
-        "\n".join([assessment, "", head] if assessment else [head])
-        + rule
-        + texts[first]
-        + rule
-        + texts[second]
+    return rule.join(
+        [
+            "\n\n".join(
+                "\n".join(block)
+                for block in (answers, found["decisions"]["limits"], [head])
+                if block
+            ),
+            "\n".join(found[first]["details"]),
+            "\n".join(found[second]["details"]),
+            "\n".join(solver),
+        ]
     )
+
+
+def percent_table(frame):
+    """A table for the terminal: shares as percentages, counts as they are,
+    a dash where a value is missing (a band is not a value)."""
+    return shown_as_percentages(frame).to_string(na_rep="-")
 
 
 # ------------------------------------------------------------ the tables

@@ -26,7 +26,10 @@ def test_report_and_summary_lead_with_the_assessment(tmp_path, capsys):
     code = main([*argv, "--out", str(out), *FAST])
     stdout, err = capsys.readouterr()
     assert code == 0, err
-    assert stdout.startswith("Assessment: exact")
+    # The answer comes first, the assessment's headline right after it.
+    assert stdout.startswith("Out of 120 people, ")
+    assert "\n\nAssessment: exact" in stdout
+    assert stdout.index("Assessment: exact") < stdout.index("Audit of ")
     report = json.loads((out / "report.json").read_text())
     assert report["assessment"]["regime"] == "exact"
     assert {"regime", "reasons", "routes"} <= set(report["assessment"])

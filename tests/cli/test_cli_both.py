@@ -13,6 +13,7 @@ from sklearn_multiplicity._cli import main
 from sklearn_multiplicity._cli._both import BothReport
 from sklearn_multiplicity._cli._run import run_probabilistic_audit
 from sklearn_multiplicity._cli._sentences import DIFFERENCE
+from sklearn_multiplicity._cli._text import TITLES
 
 FAST = ["--time-limit", "10", "--n-models", "20", "--quiet"]
 
@@ -75,14 +76,18 @@ def test_the_log_loss_tolerance_is_checked(csv, capsys):
 
 
 def _stub(certified, text):
-    assessment = SimpleNamespace(text=lambda: "ASSESSMENT")
     return SimpleNamespace(
-        auditor=SimpleNamespace(assessment_=assessment),
         open_values=lambda: [] if certified else ["ambiguity"],
         decisions_certified=certified,
         multinomial=False,
         settles="ranges and ambiguity",
-        summary=lambda: text,
+        parts=lambda: {
+            "answer": [f"{text} ANSWER"],
+            "groups": [],
+            "limits": ["ASSESSMENT"] if text == "ZERO-ONE" else [],
+            "details": [text],
+            "solver": [f"{text} SOLVER"],
+        },
     )
 
 
@@ -99,7 +104,6 @@ def test_the_certified_audit_leads(decisions, probabilistic, lead):
     both = BothReport(_stub(decisions, "ZERO-ONE"), _stub(probabilistic, "PROB"))
     assert both.lead() == lead
     text = both.summary()
-    assert text.startswith("ASSESSMENT")
     first, second = (
         ("PROB", "ZERO-ONE")
         if lead == "probabilistic"
@@ -108,7 +112,15 @@ def test_the_certified_audit_leads(decisions, probabilistic, lead):
             "PROB",
         )
     )
-    assert text.index(first) < text.index(second)
+    # The answers open the summary, the certified audit's first; then the
+    # assessment, the details in the same order, the solver's side last.
+    assert text.startswith(f"{TITLES[lead]}: {first} ANSWER")
+    assert text.index(f"{first} ANSWER") < text.index(f"{second} ANSWER")
+    assert text.index(f"{second} ANSWER") < text.index("ASSESSMENT")
+    assert text.index("ASSESSMENT") < text.index(f"\n{first}\n")
+    assert text.index(f"\n{first}\n") < text.index(f"\n{second}\n")
+    assert text.index(f"\n{second}\n") < text.index("ZERO-ONE SOLVER")
+    assert text.index("ZERO-ONE SOLVER") < text.index("PROB SOLVER")
 
 
 def test_the_probabilistic_decisions_are_certified_by_ranges_and_ambiguity(csv):

@@ -61,7 +61,8 @@ def test_the_per_label_path_is_the_auditors_and_the_enumerations(csv, tmp_path, 
         assert row["certified"]
     assert f"Path: {len(table)} steps of the per-label tolerances" in text
     page = (out / "report.html").read_text()
-    assert "epsilon_low" in page and "budget_LABEL" in page
+    assert "budget_LABEL" in page and 'href="path.csv"' in page
+    assert "epsilon_low" in pd.read_csv(out / "path.csv").columns
     if "path.png" in report["files"]:
         assert 'alt="path"' in page
 

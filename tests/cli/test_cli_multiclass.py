@@ -156,7 +156,7 @@ def test_the_html_report_and_the_mip_log(csv, tmp_path, capsys):
         assert f"<h2>{heading}</h2>" in page
     assert "For two labels only" in page and "coefficient ranges" in page
     value = report["ambiguity"]["value"]
-    assert f"{value:.4f}" in page  # the measures table
+    assert f"{value:.2%}" in page  # the measures table
     log = report["mip_log"]
     assert log["n_mips"] == len(log["entries"]) > 0
     assert sum(log["by_status"].values()) == log["n_mips"]

@@ -117,7 +117,7 @@ def check_summary_names_what_is_open(text, report):
             assert name not in status
             continue
         m = open_measures[name]
-        assert f"{name} (bounds only: [{m['lower']:.4f}, {m['upper']:.4f}])" in status
+        assert f"{name} (bounds only: [{m['lower']:.2%}, {m['upper']:.2%}])" in status
     assert (f"{n - pinned} of {n} ranges" in status) == (pinned < n)
 
 

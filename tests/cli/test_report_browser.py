@@ -77,7 +77,7 @@ def test_the_demo_report_renders(tmp_path):
     assert "Assessment: exact" in text
     assert "Predictive multiplicity audit" in text
     # The band table: each measure's value, lower and upper bounds, status.
-    assert re.search(r"value lower upper status .* ambiguity [\d.]+ [\d.]+", text)
+    assert re.search(r"value lower upper status .* ambiguity [\d.]+% [\d.]+%", text)
     assert "ambiguity" in text and "certified" in text
     assert len(images) >= 1 and all(images)
 
