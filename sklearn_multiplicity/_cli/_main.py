@@ -510,8 +510,11 @@ def _flush_diagnostics():
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     if issubclass(category, ProblemSizeWarning):
-        # The assessment, said before any MIP runs (the summary repeats it).
-        print(str(message), file=sys.stderr, flush=True)
+        # The assessment's headline, said before any MIP runs: what to
+        # expect while waiting. The summary says what limited the answer and
+        # ends with the detail.
+        headline = str(message).splitlines()[0]
+        print(f"{headline}; details at the end of the summary", file=sys.stderr, flush=True)
         return
     _diagnostic(f"warning: {' '.join(str(message).split())}")
 
