@@ -1,5 +1,6 @@
-"""The ground floor: the pattern problem, the level set, the hypothesis
-classes, verified models and typed results. Imports nothing of the package."""
+"""The ground floor: the pattern problem (K labels; two are K = 2), the level
+set, the hypothesis classes, verified models and typed results. Imports
+nothing of the package."""
 
 from ._hypothesis import BoxMargin, IntegerWeights, make_hypothesis_class
 from ._level_set import (

@@ -119,6 +119,16 @@ class LabelCeilings:
 ClassBudget = LabelCeilings
 
 
+def covers(proven, ceiling):
+    """Whether a proof within ``proven`` holds within ``ceiling``: every model
+    within ``ceiling`` lies within ``proven``."""
+    if isinstance(ceiling, LabelCeilings):
+        if isinstance(proven, LabelCeilings):
+            return ceiling.within(proven)
+        return ceiling.total <= proven + TOLERANCE
+    return not isinstance(proven, LabelCeilings) and ceiling <= proven + TOLERANCE
+
+
 def admits(model, budget):
     """Whether a verified model lies within ``budget``: a weighted error (a
     number) or per-label ceilings (:class:`LabelCeilings`), for a model of

@@ -1,11 +1,14 @@
 """The data of a 0-1 loss problem, compressed to distinct feature patterns.
 
 Every row of the training data becomes one *pattern* (a distinct feature
-vector) carrying the total weight of its positive and of its negative rows. A
-linear classifier gives every row of a pattern the same prediction, so every
-mixed-integer program of the library has one binary variable per pattern, not
-per row, and a pattern holding both labels contributes an error that no
-classifier avoids (``min(positive, negative)``, a lower bound on any error).
+vector) carrying the total weight of each of its labels:
+:attr:`PatternProblem.counts`, of shape ``(n_patterns, K)``. Two labels are
+the case K = 2: label 1 is positive, and :attr:`PatternProblem.positive_weight`
+and :attr:`PatternProblem.negative_weight` are the two columns of the counts.
+A linear model gives every row of a pattern the same label, so every
+mixed-integer program of the library has binaries per pattern, not per row,
+and a pattern holding several labels contributes an error that no model
+avoids (all but its heaviest label's weight, a lower bound on any error).
 
 The MIPs count weight in :attr:`PatternProblem.weight_unit`, a unit that
 grows with the weights: repeating every row ``k`` times multiplies the
@@ -24,19 +27,25 @@ from ._level_set import TOLERANCE
 #: Relative tolerance under which a column is an affine combination of others.
 _RANK_TOLERANCE = 1e-9
 
+#: Most labels a problem may have: the K-label MIPs grow as ``K**2``.
+MAX_CLASSES = 20
+
 
 @dataclass
 class PatternProblem:
-    """Training data compressed to patterns, in a canonical representation.
+    """Training data with ``K`` labels compressed to patterns, in a canonical
+    representation; two labels are ``K = 2`` (label 1 positive).
 
     Attributes
     ----------
     patterns : ndarray of shape (n_patterns, n_features)
         The distinct rows of the training features, in the user's columns.
     inverse : ndarray of shape (n_samples,)
-        Pattern index of every training row.
-    positive_weight, negative_weight : ndarray of shape (n_patterns,)
-        Total sample weight of the pattern's positive / negative rows.
+        Pattern index of every training row (``-1`` for rows of zero weight).
+    counts : ndarray of shape (n_patterns, n_classes)
+        Total sample weight of each label on each pattern.
+    classes : ndarray of shape (n_classes,)
+        The labels, sorted; label ``l`` of the MIPs is ``classes[l]``.
     kept_columns : ndarray of int
         Columns of ``patterns`` that are affinely independent over the
         patterns; the others are affine combinations of these (one-hot groups
@@ -47,25 +56,66 @@ class PatternProblem:
 
     patterns: np.ndarray
     inverse: np.ndarray
-    positive_weight: np.ndarray
-    negative_weight: np.ndarray
+    counts: np.ndarray
+    classes: np.ndarray
     kept_columns: np.ndarray
     offset: np.ndarray
     scale: np.ndarray
 
     @classmethod
-    def from_data(cls, X, y, sample_weight=None):
-        """Compress ``X`` (n, d) with labels ``y`` in {0, 1} and weights.
+    def from_data(cls, X, y, sample_weight=None, *, classes=None):
+        """Compress ``X`` (n, d) with labels ``y`` and weights.
 
         Rows of zero weight are dropped first: they change no error count.
         Their pattern index in :attr:`inverse` is ``-1``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Labels of any sortable type; ``{0, 1}`` (or bool) for two labels.
+        sample_weight : array-like of shape (n_samples,) or None
+            Non-negative weights; rows of zero weight are dropped.
+        classes : array-like or None
+            The labels (default: those of ``y``); may include labels absent
+            from ``y``.
+
+        Returns
+        -------
+        PatternProblem
+
+        Raises
+        ------
+        ValueError
+            With fewer than 2 or more than :data:`MAX_CLASSES` labels, a label
+            outside ``classes``, or mismatched or negative weights.
         """
         X = np.asarray(X, dtype=float)
-        y = np.asarray(y).astype(int)
+        y = np.asarray(y)
+        if X.ndim != 2 or y.shape != (X.shape[0],):
+            raise ValueError(
+                f"X must be 2-D with one label per row; got X of shape "
+                f"{X.shape} and y of shape {y.shape}"
+            )
+        classes = np.unique(y) if classes is None else np.unique(np.asarray(classes))
+        if not 2 <= classes.size <= MAX_CLASSES:
+            raise ValueError(
+                f"A problem needs 2 to {MAX_CLASSES} labels, got "
+                f"{classes.size}: {classes.tolist()[:5]}"
+            )
+        labels = _indices(classes, y)
         n = X.shape[0]
         weight = (
             np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
         )
+        if (
+            weight.shape != y.shape
+            or np.any(~np.isfinite(weight))
+            or np.any(weight < 0)
+        ):
+            raise ValueError(
+                "sample_weight must hold one finite non-negative weight per row"
+            )
         active = weight > 0
         if active.all():  # no copy of the rows
             patterns, inverse = distinct_rows(X)
@@ -73,19 +123,17 @@ class PatternProblem:
             patterns, inverse_active = distinct_rows(X[active])
             inverse = np.full(n, -1, dtype=np.int64)
             inverse[active] = inverse_active
-        k = patterns.shape[0]
+        k, K = patterns.shape[0], classes.size
         rows = np.flatnonzero(active)
-        positive = np.bincount(
-            inverse[rows], weights=weight[rows] * (y[rows] == 1), minlength=k
-        )
-        negative = np.bincount(
-            inverse[rows], weights=weight[rows] * (y[rows] == 0), minlength=k
-        )
+        # Each (pattern, label) sums its rows' weights in row order.
+        counts = np.bincount(
+            inverse[rows] * K + labels[rows], weights=weight[rows], minlength=k * K
+        ).reshape(k, K)
         kept = affinely_independent_columns(patterns)
         lo = patterns[:, kept].min(axis=0) if k else np.zeros(kept.size)
         hi = patterns[:, kept].max(axis=0) if k else np.ones(kept.size)
         scale = np.where(hi > lo, hi - lo, 1.0)
-        return cls(patterns, inverse, positive, negative, kept, lo, scale)
+        return cls(patterns, inverse, counts, classes, kept, lo, scale)
 
     # -- sizes and weights -------------------------------------------------
     @property
@@ -101,8 +149,34 @@ class PatternProblem:
         return self.kept_columns.size
 
     @property
+    def n_classes(self):
+        return self.classes.size
+
+    @cached_property
+    def label_weights(self):
+        """:attr:`counts` by label, ``(K, n_patterns)``: one contiguous row of
+        pattern weights per label, as the weight vectors of the MIPs."""
+        return np.ascontiguousarray(self.counts.T)
+
+    @property
+    def positive_weight(self):
+        """Weight of label 1 on every pattern (two labels only)."""
+        return self._two_labels()[1]
+
+    @property
+    def negative_weight(self):
+        """Weight of label 0 on every pattern (two labels only)."""
+        return self._two_labels()[0]
+
+    def _two_labels(self):
+        if self.n_classes != 2:
+            raise ValueError(f"a problem of {self.n_classes} labels has no positives")
+        return self.label_weights
+
+    @property
     def pattern_weight(self):
-        return self.positive_weight + self.negative_weight
+        """Total weight of every pattern."""
+        return self.label_weights.sum(axis=0)
 
     @property
     def total_weight(self):
@@ -110,18 +184,19 @@ class PatternProblem:
 
     @property
     def weights_are_integral(self):
-        w = np.concatenate([self.positive_weight, self.negative_weight])
-        return bool(np.all(np.abs(w - np.round(w)) < TOLERANCE))
+        return bool(np.all(np.abs(self.counts - np.round(self.counts)) < TOLERANCE))
 
     @cached_property
     def weight_unit(self):
         """The weight that the MIPs count as one (see :func:`weight_unit`)."""
-        return weight_unit(np.concatenate([self.positive_weight, self.negative_weight]))
+        return weight_unit(self.counts.ravel())
 
     @property
     def unavoidable_errors(self):
-        """Errors every classifier makes: the minority label of each pattern."""
-        return float(np.minimum(self.positive_weight, self.negative_weight).sum())
+        """Errors every model makes: all labels of each pattern but its
+        heaviest (the minority for two labels)."""
+        lighter = np.sort(self.counts, axis=1)[:, :-1]
+        return float(lighter.sum(axis=1).sum())
 
     # -- representations -------------------------------------------------
     def canonical(self, X=None, *, scaled=True):
@@ -158,18 +233,46 @@ class PatternProblem:
         return solution[:-1], float(solution[-1])
 
     # -- errors ------------------------------------------------------------
-    def errors(self, z):
-        """Weighted training errors of pattern predictions ``z`` (1 = positive).
+    def errors(self, labels):
+        """Weighted training errors of pattern labels (indices into
+        :attr:`classes`; for two labels the predictions, 1 = positive).
 
-        ``z`` may be 2-D, one row per model.
+        ``labels`` may be 2-D, one row per model.
         """
-        z = np.asarray(z, dtype=float)
-        return (1 - z) @ self.positive_weight + z @ self.negative_weight
+        labels = np.asarray(labels)
+        return sum(
+            np.asarray(labels != k, dtype=float) @ weight
+            for k, weight in enumerate(self.label_weights)
+        )
+
+    def label_errors(self, labels):
+        """Weighted training errors on each true label of pattern labels:
+        ``(K,)``, or ``(m, K)`` for ``m`` rows of labels."""
+        labels = np.asarray(labels, dtype=np.int64)
+        kept = self.counts[np.arange(self.n_patterns), labels]  # (..., n)
+        right = np.zeros((*labels.shape[:-1], self.n_classes))
+        for k in range(self.n_classes):
+            right[..., k] = (kept * (labels == k)).sum(axis=-1)
+        return self.counts.sum(axis=0) - right
+
+    def label_indices(self, y):
+        """Indices into :attr:`classes` of the labels ``y``."""
+        return _indices(self.classes, y)
 
     def predictions(self, coef, intercept, X=None):
-        """Pattern (or ``X``) predictions of a model on the user's columns."""
+        """Pattern (or ``X``) predictions of a two-label model on the user's
+        columns."""
         X = self.patterns if X is None else X
         return (np.asarray(X, float) @ np.asarray(coef, float).ravel() + intercept) > 0
+
+
+def _indices(classes, y):
+    """Indices of the labels ``y`` in the sorted ``classes``."""
+    y = np.asarray(y)
+    index = np.minimum(np.searchsorted(classes, y), classes.size - 1)
+    if np.any(classes[index] != y):
+        raise ValueError(f"labels outside the classes {classes.tolist()}")
+    return index
 
 
 def weight_unit(weights):

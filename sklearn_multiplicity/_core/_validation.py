@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_sample_weight
 
-from ._multiclass import MAX_CLASSES
+from ._problem import MAX_CLASSES
 
 
 def check_binary_target(y):
@@ -34,7 +34,7 @@ def check_binary_target(y):
 
 def check_multiclass_target(y):
     """Return ``(classes, indices)`` of a target of 3 to
-    :data:`~._multiclass.MAX_CLASSES` labels, each on at least two rows;
+    :data:`~._problem.MAX_CLASSES` labels, each on at least two rows;
     raise a clear ``ValueError`` otherwise."""
     kind = type_of_target(y, input_name="y", raise_unknown=True)
     if kind != "multiclass":

@@ -1,5 +1,6 @@
-"""Solver-neutral MIPs: the encoding of a pattern problem, formulations, cuts
-and LP relaxations. Imports only :mod:`.._core`."""
+"""Solver-neutral MIPs: one assembly (:mod:`._assembly`), the two-label and
+K-label encodings of a pattern problem on it, formulations, cuts and LP
+relaxations. Imports only :mod:`.._core`."""
 
 from . import _formulations
 from ._constraints import (

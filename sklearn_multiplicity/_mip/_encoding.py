@@ -1,4 +1,5 @@
-"""Where the variables of the MIPs on one pattern problem live, and their shared rows.
+"""The two-label encoding: where the variables of the MIPs on one pattern
+problem live, and their shared rows (K = 2 of :mod:`._assembly`).
 
 Variables are ordered ``[w (p), b, z (k)]``: canonical weights, intercept and
 one binary per pattern (``z_u = 1``: pattern ``u`` predicted positive). For a
@@ -22,34 +23,25 @@ solver input. Each MIP records its unit (:attr:`~._program.MIP.objective_unit`)
 and every value or bound read back is multiplied by it.
 """
 
-import math
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._core import TOLERANCE, error_ceiling, logistic_fit
+from .._core import logistic_fit
+from ._assembly import PatternEncoding, model_box, score_bounds, score_entries
 from ._constraints import Layout
 from ._cuts import affine_identities, identity_rows
-from ._program import MIP
 
 
 @dataclass
-class Encoding:
-    """Where the variables of one pattern problem live, and their shared rows."""
+class Encoding(PatternEncoding):
+    """Where the variables of one two-label pattern problem live, and their
+    shared rows; ``X`` holds the training patterns, then any extra ones."""
 
-    problem: object
-    hypothesis: object
-    X: np.ndarray  # canonical patterns (plus extra patterns, if any)
-    n_train: int  # rows of X that are training patterns
-    A: sp.csr_matrix
-    row_lower: np.ndarray
-    row_upper: np.ndarray
-    var_lower: np.ndarray
-    var_upper: np.ndarray
-    is_integer: np.ndarray
-    n_identities: int
+    n_train: int = 0  # rows of X that are training patterns
+    n_identities: int = 0
     #: The affine identities ``(a, b, c, d)`` behind the identity rows.
     identities: np.ndarray = None
     #: Bound constraints on the class (:mod:`._constraints`).
@@ -76,26 +68,13 @@ class Encoding:
         return 2 * self.X.shape[0]
 
     @property
-    def p(self):
-        return self.X.shape[1]
-
-    @property
     def z_offset(self):
         return self.p + 1
-
-    @property
-    def n_vars(self):
-        return self.A.shape[1]
 
     def z_slice(self):
         return slice(self.z_offset, self.z_offset + self.X.shape[0])
 
     # -- weights in the unit of the solvers ---------------------------------
-    @cached_property
-    def unit(self):
-        """The weight that every MIP on the encoding counts as one."""
-        return self.problem.weight_unit
-
     @cached_property
     def positive_weight(self):
         """Positive weight of every training pattern, in :attr:`unit`."""
@@ -106,18 +85,6 @@ class Encoding:
         """Negative weight of every training pattern, in :attr:`unit`."""
         return self.problem.negative_weight / self.unit
 
-    def budget_in_units(self, budget):
-        """The largest error within ``budget`` (a weight), in :attr:`unit`.
-
-        With integral weights every error is a whole number of units, so the
-        ceiling is rounded down to one: ``budget`` and ``k`` times the data's
-        with ``k`` times ``budget`` give the same row.
-        """
-        problem = self.problem
-        integral = problem.weights_are_integral
-        ceiling = error_ceiling(budget, problem.total_weight, integral) / self.unit
-        return float(math.floor(ceiling + TOLERANCE)) if integral else ceiling
-
     def error_objective(self):
         """Objective vector and offset of the weighted training error, in
         :attr:`unit`."""
@@ -127,6 +94,20 @@ class Encoding:
         )
         return c, float(self.positive_weight.sum())
 
+    def label_budget_rows(self, budget):
+        """False positives and false negatives within the two ceilings of
+        ``budget`` (a :class:`~.._core.ClassBudget`), a row each."""
+        z = self.z_slice()
+        rows = np.zeros((2, self.n_vars))
+        train = slice(z.start, z.start + self.n_train)
+        rows[0, train] = self.negative_weight  # false positives: sum neg z
+        rows[1, train] = -self.positive_weight  # false negatives: pos (1 - z)
+        fp = self.budget_in_units(budget.false_positives)
+        fn = self.budget_in_units(budget.false_negatives)
+        upper = np.array([fp, fn - self.positive_weight.sum()])
+        return sp.csr_matrix(rows), np.full(2, -np.inf), upper
+
+    # -- solutions -----------------------------------------------------------
     def decode(self, x):
         """``(w, b, z)`` of a MIP solution vector."""
         x = np.asarray(x, dtype=float)
@@ -135,69 +116,10 @@ class Encoding:
 
     def encode(self, w, b):
         """Full solution vector of the canonical model ``(w, b)``."""
+        w, b = np.asarray(w, float), float(b)
         z = (self.X @ w + b) > 0
         aux = [c.aux_values(w) for c in self.constraints]
         return np.concatenate([w, [b], z.astype(float), *aux])
-
-    def hint_from(self, model):
-        """A hint vector from a canonical model ``(w, b)`` or ``None``."""
-        if model is None:
-            return None
-        w, b = model
-        return self.encode(np.asarray(w, float), float(b))
-
-    def mip(
-        self,
-        objective,
-        offset,
-        *,
-        maximize,
-        integral,
-        name,
-        kind,
-        hint=None,
-        var_lower=None,
-        var_upper=None,
-        extra_rows=None,
-        branching_priority=None,
-        unit=1.0,
-    ):
-        """The :class:`~._program.MIP` of ``objective`` on the shared rows
-        (plus ``extra_rows``), whose objective counts in ``unit``."""
-        A, lo, hi = self.A, self.row_lower, self.row_upper
-        if extra_rows is not None:
-            rows_A, rows_lo, rows_hi = extra_rows
-            A = sp.vstack([A, sp.csr_matrix(rows_A)], format="csr")
-            lo = np.concatenate([lo, rows_lo])
-            hi = np.concatenate([hi, rows_hi])
-        return MIP(
-            objective=objective,
-            A=A,
-            row_lower=lo,
-            row_upper=hi,
-            var_lower=self.var_lower if var_lower is None else var_lower,
-            var_upper=self.var_upper if var_upper is None else var_upper,
-            is_integer=self.is_integer,
-            maximize=maximize,
-            objective_offset=offset,
-            objective_is_integral=integral,
-            objective_unit=unit,
-            hint=hint,
-            branching_priority=branching_priority,
-            name=name,
-            kind=kind,
-        )
-
-    def heaviest_first(self, weights):
-        """Branching priorities: the patterns in decreasing order of ``weights``.
-
-        A strict order (of equal weights, the later pattern first); the
-        model's coefficients and intercept are continuous and get none.
-        """
-        priority = np.zeros(self.n_vars, dtype=np.int32)
-        order = np.argsort(np.asarray(weights, dtype=float), kind="stable")
-        priority[self.z_offset + order] = np.arange(1, order.size + 1)
-        return priority
 
 
 def encode(problem, hypothesis, *, extra_patterns=None, cuts=True, constraints=()):
@@ -225,9 +147,7 @@ def encode(problem, hypothesis, *, extra_patterns=None, cuts=True, constraints=(
     for constraint in constraints:
         w_lo, w_hi = constraint.weight_bounds(w_lo, w_hi)
     t_pos, t_neg = hypothesis.thresholds
-    # Score bounds of each pattern over the weight box.
-    L = b_lo + np.minimum(X * w_lo, X * w_hi).sum(axis=1)
-    U = b_hi + np.maximum(X * w_lo, X * w_hi).sum(axis=1)
+    L, U = score_bounds(X, w_lo, w_hi, b_lo, b_hi)
     z_offset = p + 1
     n_vars = z_offset + k
     aux_offsets = []
@@ -235,12 +155,7 @@ def encode(problem, hypothesis, *, extra_patterns=None, cuts=True, constraints=(
         aux_offsets.append(n_vars)
         n_vars += constraint.n_aux
 
-    dense = np.column_stack([X, np.ones(k)])
-    rows = np.repeat(np.arange(k), p + 1)
-    cols = np.tile(np.arange(p + 1), k)
-    vals = dense.ravel()
-    keep = vals != 0
-    rows, cols, vals = rows[keep], cols[keep], vals[keep]
+    rows, cols, vals = score_entries(X, np.arange(k), 0, p)
     z_cols = z_offset + np.arange(k)
     big_m = sp.coo_matrix(
         (
@@ -274,23 +189,19 @@ def encode(problem, hypothesis, *, extra_patterns=None, cuts=True, constraints=(
             row_lower = np.concatenate([row_lower, rows[1]])
             row_upper = np.concatenate([row_upper, rows[2]])
     A = sp.vstack(blocks, format="csr")
+    lower, upper, integer = model_box(w_lo, w_hi, b_lo, b_hi, 1, k, hypothesis.integer)
     aux = [c.aux_bounds() for c in constraints]
-    var_lower = np.concatenate([w_lo, [b_lo], np.zeros(k), *(a[0] for a in aux)])
-    var_upper = np.concatenate([w_hi, [b_hi], np.ones(k), *(a[1] for a in aux)])
-    is_integer = np.concatenate(
-        [np.full(p + 1, hypothesis.integer), np.ones(k, bool), *(a[2] for a in aux)]
-    )
     return Encoding(
         problem,
         hypothesis,
         X,
-        n_train,
         A,
         row_lower,
         row_upper,
-        var_lower,
-        var_upper,
-        is_integer,
+        np.concatenate([lower, *(a[0] for a in aux)]),
+        np.concatenate([upper, *(a[1] for a in aux)]),
+        np.concatenate([integer, *(a[2] for a in aux)]),
+        n_train,
         n_identities,
         quads,
         constraints,

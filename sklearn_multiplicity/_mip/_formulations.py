@@ -30,31 +30,7 @@ import dataclasses
 import numpy as np
 import scipy.sparse as sp
 
-from .._core import TOLERANCE, ClassBudget, weight_unit
-
-
-def _error_row(enc):
-    c, offset = enc.error_objective()
-    return sp.csr_matrix(c.reshape(1, -1)), offset
-
-
-def _budget_rows(enc, budget):
-    """``error(z) <= budget`` as one row (rounded down for integral weights);
-    for a :class:`ClassBudget`, false positives and false negatives a row each.
-    In the encoding's unit."""
-    if isinstance(budget, ClassBudget):
-        z = enc.z_slice()
-        rows = np.zeros((2, enc.n_vars))
-        train = slice(z.start, z.start + enc.n_train)
-        rows[0, train] = enc.negative_weight  # false positives: sum neg z
-        rows[1, train] = -enc.positive_weight  # false negatives: pos (1 - z)
-        fp = enc.budget_in_units(budget.false_positives)
-        fn = enc.budget_in_units(budget.false_negatives)
-        upper = np.array([fp, fn - enc.positive_weight.sum()])
-        return sp.csr_matrix(rows), np.full(2, -np.inf), upper
-    row, offset = _error_row(enc)
-    ceiling = enc.budget_in_units(budget)
-    return row, np.array([-np.inf]), np.array([ceiling - offset])
+from .._core import TOLERANCE, weight_unit
 
 
 def fix_labels(enc, mip, patterns, labels):
@@ -84,17 +60,7 @@ def fix_columns(mip, columns, values):
 
 def min_error(enc, *, hint=None):
     """Fewest weighted training errors over the class."""
-    c, offset = enc.error_objective()
-    return enc.mip(
-        c,
-        offset,
-        maximize=False,
-        integral=enc.problem.weights_are_integral,
-        name="min_error",
-        kind="min_error",
-        hint=hint,
-        unit=enc.unit,
-    )
+    return enc.fewest_errors("min_error", "min_error", hint=hint)
 
 
 def flip(enc, pattern, label, *, budget=None, hint=None):
@@ -138,16 +104,10 @@ def score_flip(enc, x, *, positive, budget):
     row[0, : enc.p] = np.asarray(x, dtype=float)
     row[0, enc.p] = 1.0
     lower, upper = (0.0, np.inf) if positive else (-np.inf, 0.0)
-    budget_A, budget_lo, budget_hi = _budget_rows(enc, budget)
-    c, offset = enc.error_objective()
-    return enc.mip(
-        c,
-        offset,
-        maximize=False,
-        integral=enc.problem.weights_are_integral,
-        name=f"score_flip[new person {'>=' if positive else '<='} 0]",
-        kind="flip",
-        unit=enc.unit,
+    budget_A, budget_lo, budget_hi = enc.budget_rows(budget)
+    return enc.fewest_errors(
+        f"score_flip[new person {'>=' if positive else '<='} 0]",
+        "flip",
         extra_rows=(
             sp.vstack([budget_A, sp.csr_matrix(row)], format="csr"),
             np.concatenate([budget_lo, [lower]]),
@@ -159,23 +119,17 @@ def score_flip(enc, x, *, positive, budget):
 def _fewest_errors_with_bound(enc, column, *, lower, upper, budget, hint, name):
     """Fewest errors among models with variable ``column`` within
     ``[lower, upper]`` (and within ``budget`` errors unless it is None)."""
-    c, offset = enc.error_objective()
     var_lower = enc.var_lower.copy()
     var_upper = enc.var_upper.copy()
     var_lower[column] = max(var_lower[column], lower)
     var_upper[column] = min(var_upper[column], upper)
-    return enc.mip(
-        c,
-        offset,
-        maximize=False,
-        integral=enc.problem.weights_are_integral,
-        name=name,
-        kind="flip",
+    return enc.fewest_errors(
+        name,
+        "flip",
         hint=hint,
         var_lower=var_lower,
         var_upper=var_upper,
-        extra_rows=None if budget is None else _budget_rows(enc, budget),
-        unit=enc.unit,
+        extra_rows=None if budget is None else enc.budget_rows(budget),
     )
 
 
@@ -230,7 +184,7 @@ def max_disagreement(
         name=name or "max_disagreement",
         kind="disagreement",
         hint=hint,
-        extra_rows=_budget_rows(enc, budget),
+        extra_rows=enc.budget_rows(budget),
         branching_priority=enc.heaviest_first(weights) if heaviest_first else None,
         unit=unit,
     )
@@ -250,7 +204,7 @@ def coefficient(enc, feature, budget, *, maximize, hint=None):
         name=f"{direction}_weight[{int(feature)}, budget {budget:g}]",
         kind="coefficient",
         hint=hint,
-        extra_rows=_budget_rows(enc, budget),
+        extra_rows=enc.budget_rows(budget),
     )
 
 

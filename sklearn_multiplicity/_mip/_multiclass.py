@@ -1,11 +1,12 @@
-"""Solver-neutral MIPs over K-class linear models.
+"""Solver-neutral MIPs over K-class linear models: the K-label extension of
+:mod:`._assembly`.
 
 Variables are ordered ``[W ((K-1) x p, row-major), b (K-1), z (n x K,
 row-major)]``: the weights and intercepts of classes ``1 .. K-1`` (class 0's
-are fixed at 0, see :mod:`.._core._multiclass`) and one binary ``z[u, l]``
-per pattern ``u`` and label ``l``. With ``s_k`` the score of class ``k`` and
-``L[u, l, m]`` a lower bound of ``s_l(x_u) - s_m(x_u)`` over the weight box
-(finite, since ``x_u`` is in [0, 1]^p), the rows
+are fixed at 0, see :class:`~.._core._hypothesis.MulticlassBoxMargin`) and
+one binary ``z[u, l]`` per pattern ``u`` and label ``l``. With ``s_k`` the
+score of class ``k`` and ``L[u, l, m]`` a lower bound of ``s_l(x_u) -
+s_m(x_u)`` over the weight box (finite, since ``x_u`` is in [0, 1]^p), the rows
 
     sum_l z[u, l] = 1
     s_l(x_u) - s_m(x_u) - (margin - L[u, l, m]) z[u, l] >= L[u, l, m]
@@ -25,35 +26,27 @@ of the class. A pattern labelled ``l`` costs its weight minus
 - :func:`lead` -- a model within an error ceiling under which one label's
   score at a new person is at least every other's (a tie counts).
 
-Weights enter in the problem's :attr:`~.._core.PatternProblem.weight_unit`
-(disagreement weights in their own), like the two-label MIPs; every MIP
-records the unit of its objective.
+The variable bounds, the score bounds of the rows, the weights in the
+problem's :attr:`~.._core.PatternProblem.weight_unit` (disagreement weights
+in their own), the error budget rows and the assembly of each MIP are the
+two-label ones (:mod:`._assembly`); every MIP records the unit of its
+objective.
 """
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._core import TOLERANCE, LabelCeilings, error_ceiling, weight_unit
-from .._core._multiclass import predict
-from ._program import MIP
+from .._core import TOLERANCE, weight_unit
+from .._core._hypothesis import predict
+from ._assembly import PatternEncoding, model_box, score_bounds, score_entries
 
 
 @dataclass
-class MulticlassEncoding:
-    """Where the variables of the K-class MIPs live, and their shared rows."""
-
-    problem: object
-    hypothesis: object
-    X: np.ndarray  # canonical scaled training patterns
-    A: sp.csr_matrix
-    row_lower: np.ndarray
-    row_upper: np.ndarray
-    var_lower: np.ndarray
-    var_upper: np.ndarray
-    is_integer: np.ndarray
+class MulticlassEncoding(PatternEncoding):
+    """Where the variables of the K-class MIPs live, and their shared rows;
+    ``X`` holds the canonical scaled training patterns."""
 
     @property
     def n_classes(self):
@@ -64,10 +57,6 @@ class MulticlassEncoding:
         return self.X.shape[0]
 
     @property
-    def p(self):
-        return self.X.shape[1]
-
-    @property
     def b_offset(self):
         return (self.n_classes - 1) * self.p
 
@@ -75,47 +64,24 @@ class MulticlassEncoding:
     def z_offset(self):
         return (self.n_classes - 1) * (self.p + 1)
 
-    @property
-    def n_vars(self):
-        return self.A.shape[1]
-
     def z_index(self, pattern, label):
         """Column of ``z[pattern, label]`` (both may be arrays)."""
         return self.z_offset + np.asarray(pattern) * self.n_classes + label
 
     # -- weights in the unit of the solvers ---------------------------------
-    @property
-    def unit(self):
-        return self.problem.weight_unit
-
     def error_costs(self):
         """Cost of each label on each pattern, ``(n, K)``, in :attr:`unit`."""
         counts = self.problem.counts
         return (counts.sum(axis=1, keepdims=True) - counts) / self.unit
 
     def error_objective(self):
-        """Objective vector of the weighted training error, in :attr:`unit`."""
+        """Objective vector and offset (0) of the weighted training error, in
+        :attr:`unit`."""
         c = np.zeros(self.n_vars)
         c[self.z_offset :] = self.error_costs().ravel()
-        return c
+        return c, 0.0
 
-    def errors_in_units(self, max_errors):
-        """The largest error within ``max_errors`` (a weight), in :attr:`unit`;
-        rounded down to a whole number of units with integral weights."""
-        problem = self.problem
-        integral = problem.weights_are_integral
-        ceiling = error_ceiling(max_errors, problem.total_weight, integral) / self.unit
-        return float(math.floor(ceiling + TOLERANCE)) if integral else ceiling
-
-    def error_row(self, max_errors):
-        """``errors <= max_errors`` as ``(A, lower, upper)``; per label (one
-        row each) when ``max_errors`` is a :class:`LabelCeilings`."""
-        if isinstance(max_errors, LabelCeilings):
-            return self.label_error_rows(max_errors)
-        row = sp.csr_matrix(self.error_objective().reshape(1, -1))
-        return row, np.array([-np.inf]), np.array([self.errors_in_units(max_errors)])
-
-    def label_error_rows(self, ceilings):
+    def label_budget_rows(self, ceilings):
         """Errors on each true label within its ceiling: labelling pattern
         ``u`` ``l`` costs label ``k != l`` its weight ``counts[u, k]``."""
         K, n = self.n_classes, self.n_patterns
@@ -125,7 +91,7 @@ class MulticlassEncoding:
             for label in range(K):
                 if label != k:
                     rows[k, self.z_index(np.arange(n), label)] = cost[:, k]
-        upper = np.array([self.errors_in_units(c) for c in ceilings.ceilings])
+        upper = np.array([self.budget_in_units(c) for c in ceilings.ceilings])
         return sp.csr_matrix(rows), np.full(K, -np.inf), upper
 
     # -- solutions -------------------------------------------------------------
@@ -147,63 +113,13 @@ class MulticlassEncoding:
         z[np.arange(self.n_patterns), labels] = 1.0
         return np.concatenate([W.ravel(), np.asarray(b, float), z.ravel()])
 
-    def hint_from(self, model):
-        """A hint vector from a model ``(W, b)``, or ``None``."""
-        return None if model is None else self.encode(*model)
-
-    def mip(self, objective, offset, *, maximize, integral, name, kind, **extra):
-        """The :class:`~._program.MIP` of ``objective`` on the shared rows.
-
-        ``extra`` may hold ``rows=(A, lower, upper)`` appended to the shared
-        rows, ``var_lower``, ``var_upper``, ``hint``, ``branching_priority``
-        and ``unit``.
-        """
-        A, lo, hi = self.A, self.row_lower, self.row_upper
-        rows = extra.pop("rows", None)
-        if rows is not None:
-            A = sp.vstack([A, sp.csr_matrix(rows[0])], format="csr")
-            lo = np.concatenate([lo, rows[1]])
-            hi = np.concatenate([hi, rows[2]])
-        var_lower = extra.pop("var_lower", None)
-        var_upper = extra.pop("var_upper", None)
-        return MIP(
-            objective=objective,
-            A=A,
-            row_lower=lo,
-            row_upper=hi,
-            var_lower=self.var_lower if var_lower is None else var_lower,
-            var_upper=self.var_upper if var_upper is None else var_upper,
-            is_integer=self.is_integer,
-            maximize=maximize,
-            objective_offset=offset,
-            objective_is_integral=integral,
-            name=name,
-            kind=kind,
-            objective_unit=extra.pop("unit", self.unit),
-            hint=extra.pop("hint", None),
-            branching_priority=extra.pop("branching_priority", None),
-        )
-
-    def fewest_errors(self, name, kind, **extra):
-        """The MIP of the fewest weighted training errors on the shared rows
-        (``extra`` as in :meth:`mip`)."""
-        return self.mip(
-            self.error_objective(),
-            0.0,
-            maximize=False,
-            integral=self.problem.weights_are_integral,
-            name=name,
-            kind=kind,
-            **extra,
-        )
-
 
 def encode(problem, hypothesis):
     """The variables and shared rows of every K-class MIP on ``problem``.
 
     Parameters
     ----------
-    problem : MulticlassProblem
+    problem : PatternProblem
     hypothesis : MulticlassBoxMargin
 
     Returns
@@ -216,10 +132,11 @@ def encode(problem, hypothesis):
     w_lo, w_hi, b_lo, b_hi = hypothesis.weight_bounds(problem)
     margin = hypothesis.margin
     # Score bounds of every class on every pattern (class 0 scores 0).
+    L, U = score_bounds(X, w_lo, w_hi, b_lo, b_hi)
     low = np.zeros((n, K))
     high = np.zeros((n, K))
-    low[:, 1:] = (b_lo + np.minimum(X * w_lo, X * w_hi).sum(axis=1))[:, None]
-    high[:, 1:] = (b_hi + np.maximum(X * w_lo, X * w_hi).sum(axis=1))[:, None]
+    low[:, 1:] = L[:, None]
+    high[:, 1:] = U[:, None]
     b_offset = (K - 1) * p
     z_offset = (K - 1) * (p + 1)
     n_vars = z_offset + n * K
@@ -230,24 +147,19 @@ def encode(problem, hypothesis):
 
     def score_terms(k, sign, row_ids):
         # ``sign * s_k(x_u)`` on rows ``row_ids``; nothing for class 0.
-        if k == 0:
-            return
-        for j in range(p):
-            keep = X[:, j] != 0
-            rows.append(row_ids[keep])
-            cols.append(np.full(keep.sum(), (k - 1) * p + j))
-            vals.append(sign * X[keep, j])
-        rows.append(row_ids)
-        cols.append(np.full(n, b_offset + k - 1))
-        vals.append(np.full(n, float(sign)))
+        if k > 0:
+            r, c, v = score_entries(X, row_ids, (k - 1) * p, b_offset + k - 1, sign)
+            rows.append(r)
+            cols.append(c)
+            vals.append(v)
 
     for win in range(K):
         for m in range(K):
             if m == win:
                 continue
             row_ids = n_rows + patterns
-            score_terms(win, 1, row_ids)
-            score_terms(m, -1, row_ids)
+            score_terms(win, 1.0, row_ids)
+            score_terms(m, -1.0, row_ids)
             gap_low = low[:, win] - high[:, m]
             rows.append(row_ids)
             cols.append(z_offset + patterns * K + win)
@@ -262,25 +174,14 @@ def encode(problem, hypothesis):
         (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
         shape=(n_rows + n, n_vars),
     ).tocsr()
-    row_lower = np.concatenate([*lower, np.ones(n)])
-    row_upper = np.concatenate([np.full(n_rows, np.inf), np.ones(n)])
-    var_lower = np.concatenate(
-        [np.tile(w_lo, K - 1), np.full(K - 1, b_lo), np.zeros(n * K)]
-    )
-    var_upper = np.concatenate(
-        [np.tile(w_hi, K - 1), np.full(K - 1, b_hi), np.ones(n * K)]
-    )
-    is_integer = np.concatenate([np.zeros(z_offset, bool), np.ones(n * K, bool)])
     return MulticlassEncoding(
         problem,
         hypothesis,
         X,
         A,
-        row_lower,
-        row_upper,
-        var_lower,
-        var_upper,
-        is_integer,
+        np.concatenate([*lower, np.ones(n)]),
+        np.concatenate([np.full(n_rows, np.inf), np.ones(n)]),
+        *model_box(w_lo, w_hi, b_lo, b_hi, K - 1, n * K, False),
     )
 
 
@@ -310,7 +211,7 @@ def flip(enc, pattern, baseline_label, *, max_errors=None, hint=None, kept_label
         hint=hint,
         var_lower=_fixed_lower(enc, kept_labels),
         var_upper=var_upper,
-        rows=None if max_errors is None else enc.error_row(max_errors),
+        extra_rows=None if max_errors is None else enc.budget_rows(max_errors),
     )
 
 
@@ -343,10 +244,6 @@ def max_disagreement(
     # Disagreeing on u is 1 - z[u, baseline_u].
     c[keep] = -in_units
     integral = bool(np.all(np.abs(in_units - np.round(in_units)) < TOLERANCE))
-    # The heaviest patterns decided first, as for two labels.
-    priority = np.zeros(enc.n_vars, dtype=np.int32)
-    order = np.argsort(in_units, kind="stable")
-    priority[keep[order]] = np.arange(1, order.size + 1)
     return enc.mip(
         c,
         float(in_units.sum()),
@@ -356,8 +253,9 @@ def max_disagreement(
         kind="disagreement",
         hint=hint,
         var_lower=_fixed_lower(enc, kept_labels),
-        rows=enc.error_row(max_errors),
-        branching_priority=priority,
+        extra_rows=enc.budget_rows(max_errors),
+        # The heaviest patterns decided first, as for two labels.
+        branching_priority=enc.heaviest_first(in_units, keep),
         unit=unit,
     )
 
@@ -385,7 +283,7 @@ def give_label(enc, pattern, label, max_errors, *, kept_labels=None):
         f"multiclass_give_label[pattern {int(pattern)} = {int(label)}]",
         "flip",
         var_lower=var_lower,
-        rows=enc.error_row(max_errors),
+        extra_rows=enc.budget_rows(max_errors),
     )
 
 
@@ -411,7 +309,7 @@ def lead(enc, x, label, max_errors, *, kept_labels=None):
                 row[(k - 1) * p : k * p] += sign * x
                 row[enc.b_offset + k - 1] += sign
         rows.append(row)
-    ceiling_row, ceiling_lo, ceiling_hi = enc.error_row(max_errors)
+    ceiling_row, ceiling_lo, ceiling_hi = enc.budget_rows(max_errors)
     A = sp.vstack([sp.csr_matrix(np.array(rows)), ceiling_row], format="csr")
     lower = np.concatenate([np.zeros(K - 1), ceiling_lo])
     upper = np.concatenate([np.full(K - 1, np.inf), ceiling_hi])
@@ -419,5 +317,5 @@ def lead(enc, x, label, max_errors, *, kept_labels=None):
         f"multiclass_lead[label {label}]",
         "flip",
         var_lower=_fixed_lower(enc, kept_labels),
-        rows=(A, lower, upper),
+        extra_rows=(A, lower, upper),
     )

@@ -32,6 +32,24 @@ def test_compression_counts_weights_per_pattern():
     assert not prob.weights_are_integral
 
 
+def test_two_labels_are_the_problem_of_two_classes():
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 3, size=(40, 2)).astype(float)
+    y = rng.integers(0, 2, 40)
+    w = rng.uniform(0, 2, 40)
+    prob = PatternProblem.from_data(X, y, w)
+    np.testing.assert_array_equal(prob.classes, [0, 1])
+    np.testing.assert_array_equal(prob.counts[:, 0], prob.negative_weight)
+    np.testing.assert_array_equal(prob.counts[:, 1], prob.positive_weight)
+    z = rng.integers(0, 2, (3, prob.n_patterns))
+    np.testing.assert_allclose(prob.errors(z), prob.label_errors(z).sum(axis=1))
+    minority = np.minimum(prob.positive_weight, prob.negative_weight).sum()
+    assert prob.unavoidable_errors == minority
+    three = PatternProblem.from_data(X, rng.integers(0, 3, 40))
+    with pytest.raises(ValueError, match="3 labels has no positives"):
+        _ = three.positive_weight
+
+
 def test_redundant_columns_are_dropped_and_scores_preserved():
     rng = np.random.default_rng(0)
     group = rng.integers(0, 3, size=30)

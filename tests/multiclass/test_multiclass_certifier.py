@@ -10,7 +10,8 @@ from faulty_backends import CrashingBackend, InfeasibleBackend, NoSolutionBacken
 
 from sklearn_multiplicity import MultiplicityAuditor
 from sklearn_multiplicity._core import Status
-from sklearn_multiplicity._core._multiclass import MulticlassProblem, predict
+from sklearn_multiplicity._core._hypothesis import predict
+from sklearn_multiplicity._core._problem import PatternProblem as MulticlassProblem
 from sklearn_multiplicity._engine import Deadline
 from sklearn_multiplicity._engine.multiclass._certifier import MulticlassCertifier
 from sklearn_multiplicity._mip import MIPResult

@@ -5,11 +5,8 @@ import pytest
 from brute_force_multiclass import tiny_case
 
 from sklearn_multiplicity._core import Status
-from sklearn_multiplicity._core._multiclass import (
-    MulticlassBoxMargin,
-    MulticlassProblem,
-    predict,
-)
+from sklearn_multiplicity._core._hypothesis import MulticlassBoxMargin, predict
+from sklearn_multiplicity._core._problem import PatternProblem as MulticlassProblem
 from sklearn_multiplicity._mip import _multiclass as formulations
 from sklearn_multiplicity.backends import get_backend
 

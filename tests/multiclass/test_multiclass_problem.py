@@ -2,14 +2,14 @@ import numpy as np
 import pytest
 
 from sklearn_multiplicity._core import PatternProblem
-from sklearn_multiplicity._core._hypothesis import BoxMargin
-from sklearn_multiplicity._core._multiclass import (
-    MAX_CLASSES,
+from sklearn_multiplicity._core._hypothesis import (
+    BoxMargin,
     MulticlassBoxMargin,
-    MulticlassProblem,
-    in_class,
     predict,
 )
+from sklearn_multiplicity._core._hypothesis import in_label_class as in_class
+from sklearn_multiplicity._core._problem import MAX_CLASSES
+from sklearn_multiplicity._core._problem import PatternProblem as MulticlassProblem
 from sklearn_multiplicity._mip import _multiclass as formulations
 
 

@@ -1,13 +1,14 @@
 """Certified minimum error, ambiguity and discrepancy of K-class linear models.
 
 The level set holds every model of the K-class hypothesis class
-(:mod:`.._core._multiclass`) whose weighted training error is at most the
-baseline's plus a budget. A cheap first pass fills a pool of verified models
-(constant models, logistic regressions scaled into the class, the baseline's
-own model when given); MIPs (:mod:`.._mip._multiclass`) then settle what the
-pool leaves open. Every model a solver returns is verified here: its labels
-and errors are recomputed with numpy and it counts only when it lies in the
-class. A solver stopped by its limit contributes its bound, as a bound.
+(:class:`~.._core._hypothesis.MulticlassBoxMargin`) whose weighted training
+error is at most the baseline's plus a budget. A cheap first pass fills a
+pool of verified models (constant models, logistic regressions scaled into
+the class, the baseline's own model when given); MIPs
+(:mod:`.._mip._multiclass`) then settle what the pool leaves open. Every
+model a solver returns is verified here: its labels and errors are
+recomputed with numpy and it counts only when it lies in the class. A solver
+stopped by its limit contributes its bound, as a bound.
 """
 
 import copy
@@ -23,7 +24,7 @@ from ..._core import (
     admits,
     error_ceiling,
 )
-from ..._core._multiclass import MulticlassBoxMargin, gaps, in_class, predict
+from ..._core._hypothesis import MulticlassBoxMargin, gaps, in_label_class, predict
 from ..._mip import _multiclass as formulations
 from ...backends import Backend, get_backend
 from ..timing._plans import K_CLASS_FIRST_ROUND_SECONDS, PLANS, Schedule
@@ -45,7 +46,7 @@ class MulticlassCertifier:
 
     Parameters
     ----------
-    problem : MulticlassProblem
+    problem : PatternProblem
     baseline_labels : array-like of int, shape (n_patterns,)
         The baseline's label (index into ``problem.classes``) of every pattern;
         its errors are the baseline errors ``E0``.
@@ -120,7 +121,7 @@ class MulticlassCertifier:
         W = np.asarray(W, dtype=float).reshape(K - 1, p)
         b = np.asarray(b, dtype=float).reshape(K - 1)
         tolerance = Backend.feasibility_tolerance
-        if not in_class(self.problem, self.hypothesis, W, b, tolerance):
+        if not in_label_class(self.problem, self.hypothesis, W, b, tolerance):
             return None
         if gaps(W, b, self.enc.X).min(initial=np.inf) <= 0:
             return None

@@ -37,7 +37,7 @@ def logistic_fits(problem, X):
 
     Parameters
     ----------
-    problem : MulticlassProblem
+    problem : PatternProblem
     X : ndarray of shape (n_patterns, p)
         The canonical scaled patterns.
 

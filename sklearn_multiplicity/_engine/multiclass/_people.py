@@ -20,7 +20,7 @@ in the MIPs (the level set holds no model that changes them).
 import numpy as np
 
 from ..._core import LabelCeilings, Status, admits
-from ..._core._multiclass import covers
+from ..._core._level_set import covers
 from ..._mip import _multiclass as formulations
 from ._hull import HullProof
 from ._proofs import kept_labels
@@ -37,7 +37,7 @@ class LabelProofs:
     per-label :class:`LabelCeilings`) within which no model gives the person
     ``key`` (a training pattern's index, or a new person's canonical row as
     bytes) the label; a proof within a ceiling holds within every ceiling it
-    covers (:func:`~.._core._multiclass.covers`).
+    covers (:func:`~.._core._level_set.covers`).
     """
 
     def __init__(self):

@@ -6,7 +6,7 @@ bound lies above the ceiling), and, within a single total ceiling, that no
 model changing it makes fewer errors than the MIP's bound. :class:`FlipProofs`
 keeps both, and answers which patterns are proven to keep their label within
 any ceiling: a total (a weight) or per-label ceilings
-(:class:`~.._core._multiclass.LabelCeilings`), each proof serving every
+(:class:`~.._core._level_set.LabelCeilings`), each proof serving every
 ceiling it covers.
 """
 
@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ..._core import TOLERANCE, LabelCeilings, Status
-from ..._core._multiclass import covers
+from ..._core._level_set import covers
 
 #: Slack of the comparisons of a solver's bound with a ceiling.
 BOUND_SLACK = 1e-6

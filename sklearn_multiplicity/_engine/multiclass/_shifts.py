@@ -18,7 +18,7 @@ the certifier verifies every candidate before it counts.
 import numpy as np
 
 from ..._core import TOLERANCE, LabelCeilings, admits
-from ..._core._multiclass import scores
+from ..._core._hypothesis import scores
 
 #: Rounds of intercept shifts, and the most-disagreeing models shifted in each.
 SHIFT_ROUNDS = 2
@@ -65,7 +65,7 @@ def intercept_shifts(problem, margin, X, base, baseline_labels, ceiling):
 
     Parameters
     ----------
-    problem : MulticlassProblem
+    problem : PatternProblem
     margin : float
         The margin of the class.
     X : ndarray of shape (n_patterns, p)

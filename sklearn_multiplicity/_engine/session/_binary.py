@@ -195,7 +195,7 @@ class AuditSession(Session):
             integer_only=not backend.supports_continuous,
             solver=backend.name,
         )
-        problem = PatternProblem.from_data(X, y01, sample_weight)
+        problem = PatternProblem.from_data(X, y01, sample_weight, classes=(0, 1))
         if hypothesis.integer:
             hypothesis.check_data(problem)
         context = ConstraintContext(

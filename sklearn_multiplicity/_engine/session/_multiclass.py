@@ -11,8 +11,8 @@ The measures come from :class:`~._multiclass.MulticlassCertifier`.
 
 import numpy as np
 
-from ..._core import TOLERANCE, Bounds, LabelCeilings
-from ..._core._multiclass import MulticlassBoxMargin, MulticlassProblem
+from ..._core import TOLERANCE, Bounds, LabelCeilings, PatternProblem
+from ..._core._hypothesis import MulticlassBoxMargin
 from .._records import FoundModel, MinErrorFit, SessionSummary, group_key
 from ..multiclass._certifier import MulticlassCertifier
 from ..multiclass._path import multiclass_path
@@ -32,7 +32,7 @@ class MulticlassSession(Session):
 
     Parameters
     ----------
-    problem : MulticlassProblem
+    problem : PatternProblem
     hypothesis : MulticlassBoxMargin
     solver : str or Backend
     threads : int
@@ -54,7 +54,7 @@ class MulticlassSession(Session):
     ):
         """The session of training data ``X`` with labels ``y`` (values of
         ``classes``) and row weights ``weight``."""
-        problem = MulticlassProblem.from_data(X, y, weight, classes=classes)
+        problem = PatternProblem.from_data(X, y, weight, classes=classes)
         return cls(problem, MulticlassBoxMargin(margin=margin), solver, threads)
 
     # -- set-up ------------------------------------------------------------------

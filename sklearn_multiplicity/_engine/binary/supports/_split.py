@@ -72,17 +72,17 @@ class Support:
         #: Group (pattern of the support's problem) of every training pattern.
         self.group_of = inverse.astype(np.int32)
         n = groups.shape[0]
-        positive = np.bincount(
-            self.group_of, weights=problem.positive_weight, minlength=n
-        )
-        negative = np.bincount(
-            self.group_of, weights=problem.negative_weight, minlength=n
+        counts = np.column_stack(
+            [
+                np.bincount(self.group_of, weights=weight, minlength=n)
+                for weight in problem.label_weights
+            ]
         )
         self.problem = PatternProblem(
             groups,
             np.arange(n),
-            positive,
-            negative,
+            counts,
+            problem.classes,
             np.arange(self.columns.size),
             problem.offset[self.columns],
             problem.scale[self.columns],
