@@ -38,7 +38,12 @@ import scipy.sparse as sp
 
 from .._core import TOLERANCE, LabelCeilings, error_ceiling, weight_unit
 from .._core._multiclass import predict
+from ._cuts import affine_identities, label_identity_rows
 from ._program import MIP
+
+#: Identity rows at most in a K-label encoding (each identity gives
+#: ``K (K - 1)`` rows), as the two-label encoding's 200,000 identities.
+MAX_IDENTITY_ROWS = 200_000
 
 
 @dataclass
@@ -54,6 +59,12 @@ class MulticlassEncoding:
     var_lower: np.ndarray
     var_upper: np.ndarray
     is_integer: np.ndarray
+    #: The affine identities ``(a, b, c, d)`` behind the identity rows.
+    identities: np.ndarray = None
+
+    @property
+    def n_identities(self):
+        return 0 if self.identities is None else self.identities.shape[0]
 
     @property
     def n_classes(self):
@@ -198,13 +209,16 @@ class MulticlassEncoding:
         )
 
 
-def encode(problem, hypothesis):
+def encode(problem, hypothesis, *, cuts=True):
     """The variables and shared rows of every K-class MIP on ``problem``.
 
     Parameters
     ----------
     problem : MulticlassProblem
     hypothesis : MulticlassBoxMargin
+    cuts : bool, default=True
+        Add the affine-identity rows among training patterns
+        (:func:`~._cuts.label_identity_rows`).
 
     Returns
     -------
@@ -258,12 +272,29 @@ def encode(problem, hypothesis):
     rows.append(n_rows + np.repeat(patterns, K))
     cols.append(z_offset + np.arange(n * K))
     vals.append(np.ones(n * K))
+    n_rows += n
+    row_lower = np.concatenate([*lower, np.ones(n)])
+    row_upper = np.concatenate([np.full(n_rows - n, np.inf), np.ones(n)])
+    quads = np.zeros((0, 4), dtype=np.int64)
+    if cuts and K > 1:
+        quads = affine_identities(
+            problem.patterns,
+            weights=problem.counts.sum(axis=1),
+            max_identities=MAX_IDENTITY_ROWS // (K * (K - 1)),
+        )
+        r, c, v = label_identity_rows(
+            quads, lambda u, label: z_offset + u * K + label, K
+        )
+        rows.append(n_rows + r)
+        cols.append(c)
+        vals.append(v)
+        n_rows += r.size // 4
+        row_lower = np.concatenate([row_lower, np.full(r.size // 4, -np.inf)])
+        row_upper = np.concatenate([row_upper, np.full(r.size // 4, 3.0)])
     A = sp.coo_matrix(
         (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-        shape=(n_rows + n, n_vars),
+        shape=(n_rows, n_vars),
     ).tocsr()
-    row_lower = np.concatenate([*lower, np.ones(n)])
-    row_upper = np.concatenate([np.full(n_rows, np.inf), np.ones(n)])
     var_lower = np.concatenate(
         [np.tile(w_lo, K - 1), np.full(K - 1, b_lo), np.zeros(n * K)]
     )
@@ -281,6 +312,7 @@ def encode(problem, hypothesis):
         var_lower,
         var_upper,
         is_integer,
+        quads,
     )
 
 
