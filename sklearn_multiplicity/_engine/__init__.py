@@ -14,7 +14,7 @@ from .binary.discrepancy._requests import DiscrepancyRequest, DiscrepancyResult
 from .session._binary import AuditSession
 from .session._contract import Session, UnsupportedCapability, require
 from .session._multiclass import MulticlassSession
-from .timing._plans import PLANS, Step, run_plan
+from .timing._plans import FIT_SHARE, PLANS, Step, run_plan
 from .timing._scheduling import Deadline, Job, capped, hand_out
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "Session",
     "UnsupportedCapability",
     "require",
+    "FIT_SHARE",
     "PLANS",
     "Step",
     "run_plan",

@@ -2,6 +2,8 @@
 the fitted baseline, the session of its audit, its assessment and the groups
 of the training rows."""
 
+import time
+
 import numpy as np
 import pandas as pd
 
@@ -12,7 +14,7 @@ from .._core._validation import (
     check_weights,
     resolve_threads,
 )
-from .._engine import Deadline, MulticlassSession, require
+from .._engine import FIT_SHARE, Deadline, MulticlassSession, require
 from .._reporting._progress import bounds_progress
 from .._reporting._warnings import (
     constant_class,
@@ -45,6 +47,7 @@ def open_audit(auditor, default, X, X_checked, y, sample_weight, groups):
     y : ndarray of shape (n_samples,)
     sample_weight, groups : as given to ``fit``.
     """
+    started = time.perf_counter()
     k_labels = is_multiclass(y)
     if k_labels:
         auditor.classes_, labels = check_multiclass_target(y)
@@ -73,6 +76,10 @@ def open_audit(auditor, default, X, X_checked, y, sample_weight, groups):
     record_summary(auditor, summary, predictions, weight)
     if auditor.groups_ is not None:
         session.watch_row_groups(auditor.groups_, weight)
+    # The fit is the first part of the audit at ``epsilon``: its readings get
+    # what the fit leaves of ``total_time_limit``.
+    eps = check_tolerance(auditor.epsilon, auditor.classes_)
+    session.charge_fit(session.budget(eps), time.perf_counter() - started)
     if not k_labels and not session.baseline_in_class():
         # Only then may the level sets be empty: worth the minimum error.
         warn_if_outside_class(summary, auditor.min_error_bounds_[0])
@@ -129,7 +136,8 @@ def baseline_and_session(auditor, default, X, y, labels, weight, sample_weight):
         )
         assessment = assess(auditor, session, None)
         limit = auditor.total_time_limit
-        deadline = Deadline(limit, per_mip=auditor.time_limit)
+        share = None if limit is None else FIT_SHARE * limit
+        deadline = Deadline(share, per_mip=auditor.time_limit)
         with bounds_progress(auditor.verbose, limit, "minimum error") as seen:
             min_error = session.min_error(deadline, progress=seen)
         baseline = Baseline.of(store_fit(default, session, min_error))

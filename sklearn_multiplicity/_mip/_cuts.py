@@ -9,6 +9,13 @@ linear classifier (with a margin or not). The same holds with ``a == b``
 
 Binary and categorical data have many such identities; adding them all makes
 the LP relaxation of the 0-1 loss MIP far tighter.
+
+With ``K`` labels every score difference ``s_l - s_m`` is linear too, so the
+same identity holds for it: ``a`` and ``b`` cannot both win by ``l`` over
+``m`` while ``c`` and ``d`` both win by ``m``. With ``z[u, l] = 1`` when ``u``
+gets label ``l``, ``z[a, l] + z[b, l] + z[c, m] + z[d, m] <= 3`` for every
+ordered pair ``l != m`` (:func:`label_identity_rows`). For two labels these
+are the two rows above.
 """
 
 import numpy as np
@@ -176,3 +183,41 @@ def identity_rows(quads, z_offset, n_vars):
     cols = (quads + z_offset).ravel()
     vals = np.tile([1.0, 1.0, -1.0, -1.0], n)
     return rows, cols, vals
+
+
+def label_identity_rows(quads, z_index, n_classes):
+    """Sparse rows ``z[a, l] + z[b, l] + z[c, m] + z[d, m] <= 3`` for ``quads``
+    and every ordered pair of labels ``l != m``.
+
+    Parameters
+    ----------
+    quads : ndarray of shape (n_identities, 4)
+        Identities ``x_a + x_b == x_c + x_d`` (:func:`affine_identities`).
+    z_index : callable
+        ``z_index(patterns, label)``: the columns of ``z[patterns, label]``.
+    n_classes : int
+
+    Returns
+    -------
+    rows, cols, vals : ndarrays for a COO matrix with
+    ``len(quads) * n_classes * (n_classes - 1)`` rows (a coincident ``a == b``
+    adds up to a coefficient of 2).
+    """
+    n = quads.shape[0]
+    pairs = [(l, m) for l in range(n_classes) for m in range(n_classes) if l != m]
+    rows, cols = [], []
+    for i, (l, m) in enumerate(pairs):
+        rows.append(np.repeat(np.arange(i * n, (i + 1) * n), 4))
+        cols.append(
+            np.column_stack(
+                [
+                    z_index(quads[:, 0], l),
+                    z_index(quads[:, 1], l),
+                    z_index(quads[:, 2], m),
+                    z_index(quads[:, 3], m),
+                ]
+            ).ravel()
+        )
+    rows = np.concatenate(rows) if rows else np.zeros(0, np.int64)
+    cols = np.concatenate(cols) if cols else np.zeros(0, np.int64)
+    return rows, cols, np.ones(rows.size)

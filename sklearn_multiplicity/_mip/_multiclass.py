@@ -41,12 +41,24 @@ import scipy.sparse as sp
 from .._core import TOLERANCE, weight_unit
 from .._core._hypothesis import predict
 from ._assembly import PatternEncoding, model_box, score_bounds, score_entries
+from ._cuts import affine_identities, label_identity_rows
+
+#: Identity rows at most in a K-label encoding (each identity gives
+#: ``K (K - 1)`` rows), as the two-label encoding's 200,000 identities.
+MAX_IDENTITY_ROWS = 200_000
 
 
 @dataclass
 class MulticlassEncoding(PatternEncoding):
     """Where the variables of the K-class MIPs live, and their shared rows;
     ``X`` holds the canonical scaled training patterns."""
+
+    #: The affine identities ``(a, b, c, d)`` behind the identity rows.
+    identities: np.ndarray = None
+
+    @property
+    def n_identities(self):
+        return 0 if self.identities is None else self.identities.shape[0]
 
     @property
     def n_classes(self):
@@ -114,13 +126,16 @@ class MulticlassEncoding(PatternEncoding):
         return np.concatenate([W.ravel(), np.asarray(b, float), z.ravel()])
 
 
-def encode(problem, hypothesis):
+def encode(problem, hypothesis, *, cuts=True):
     """The variables and shared rows of every K-class MIP on ``problem``.
 
     Parameters
     ----------
     problem : PatternProblem
     hypothesis : MulticlassBoxMargin
+    cuts : bool, default=True
+        Add the affine-identity rows among training patterns
+        (:func:`~._cuts.label_identity_rows`).
 
     Returns
     -------
@@ -170,18 +185,38 @@ def encode(problem, hypothesis):
     rows.append(n_rows + np.repeat(patterns, K))
     cols.append(z_offset + np.arange(n * K))
     vals.append(np.ones(n * K))
+    n_rows += n
+    row_lower = np.concatenate([*lower, np.ones(n)])
+    row_upper = np.concatenate([np.full(n_rows - n, np.inf), np.ones(n)])
+    quads = np.zeros((0, 4), dtype=np.int64)
+    if cuts and K > 1:
+        quads = affine_identities(
+            problem.patterns,
+            weights=problem.counts.sum(axis=1),
+            max_identities=MAX_IDENTITY_ROWS // (K * (K - 1)),
+        )
+        r, c, v = label_identity_rows(
+            quads, lambda u, label: z_offset + u * K + label, K
+        )
+        rows.append(n_rows + r)
+        cols.append(c)
+        vals.append(v)
+        n_rows += r.size // 4
+        row_lower = np.concatenate([row_lower, np.full(r.size // 4, -np.inf)])
+        row_upper = np.concatenate([row_upper, np.full(r.size // 4, 3.0)])
     A = sp.coo_matrix(
         (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-        shape=(n_rows + n, n_vars),
+        shape=(n_rows, n_vars),
     ).tocsr()
     return MulticlassEncoding(
         problem,
         hypothesis,
         X,
         A,
-        np.concatenate([*lower, np.ones(n)]),
-        np.concatenate([np.full(n_rows, np.inf), np.ones(n)]),
+        row_lower,
+        row_upper,
         *model_box(w_lo, w_hi, b_lo, b_hi, K - 1, n * K, False),
+        quads,
     )
 
 

@@ -503,6 +503,35 @@ def test_mip_log_names_the_solver_of_each_mip():
         assert used == ({"linprog-highs"} if kind == "lp_relaxation" else {"highs"})
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_fit_and_both_readings_keep_to_the_total_time_limit(n_classes):
+    # Binary features, three noisy labels (or the first against the rest):
+    # about 500 patterns that no audit certifies in seconds. The fit is part
+    # of the audit of ``epsilon``: the readings get what it leaves.
+    rng = np.random.default_rng(0)
+    X = (rng.random((1500, 9)) < 0.5).astype(float)
+    scores = X @ rng.normal(size=(9, 3)) + rng.gumbel(size=(1500, 3))
+    y = np.argmax(scores, axis=1)
+    if n_classes == 2:
+        y = (y == 0).astype(int)
+    limit = 10.0
+    began = time.perf_counter()
+    auditor = MultiplicityAuditor(total_time_limit=limit)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auditor.fit(X, y)
+        fitted = time.perf_counter() - began
+        # The fit's seconds are already the audit's.
+        account = ("tolerance", auditor.session_.budget(0.01))
+        assert auditor.session_.accounts.spent[account] >= 0.9 * fitted
+        ambiguity = auditor.ambiguity_bounds(0.01)
+        discrepancy = auditor.discrepancy_bounds(0.01)
+    assert time.perf_counter() - began <= 1.1 * limit + 15.0
+    for lower, upper in (ambiguity, discrepancy):
+        assert 0.0 <= lower <= upper <= 1.0
+    assert auditor.session_.accounts.exhausted(account, limit)
+
+
 def test_every_request_ends_by_its_total_time_limit():
     # Continuous data that nothing certifies in a second: each request runs
     # into its deadline and answers with honest bounds.

@@ -75,3 +75,41 @@ def test_weighted_disagreement_counts_in_its_own_unit():
     result = backend.solve(mip)
     labels = _labels(enc, result)
     assert result.objective == pytest.approx(weights[labels != best].sum())
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_identity_rows_keep_every_realisable_labelling(seed):
+    from brute_force_multiclass import labellings
+
+    problem, enc, truth = _setup(seed)
+    assert enc.n_identities > 0  # integer grids hold affine identities
+    plain = formulations.encode(problem, MulticlassBoxMargin(), cuts=False)
+    K = problem.n_classes
+    extra = enc.A.shape[0] - plain.A.shape[0]
+    assert extra == enc.n_identities * K * (K - 1)
+    rows = enc.A[plain.A.shape[0] :]
+    for labels in labellings(problem.patterns, K):
+        z = np.zeros((problem.n_patterns, K))
+        z[np.arange(problem.n_patterns), labels] = 1.0
+        activity = rows[:, enc.z_offset :] @ z.ravel()
+        assert np.all(activity <= 3.0 + 1e-9)
+
+
+def test_identity_rows_for_two_labels_are_the_two_label_cuts():
+    from sklearn_multiplicity._mip._cuts import identity_rows, label_identity_rows
+
+    quads = np.array([[0, 1, 2, 3], [4, 4, 5, 6]])
+    r, c, v = label_identity_rows(quads, lambda u, label: 2 * u + label, 2)
+    K_rows = np.zeros((r.max() + 1, 14))
+    np.add.at(K_rows, (r, c), v)
+    r2, c2, v2 = identity_rows(quads, 0, 7)
+    two = np.zeros((2, 7))
+    np.add.at(two, (r2, c2), v2)
+    # With z[u, 0] = 1 - z[u, 1], the K-label rows "<= 3" are the two-label
+    # rows "z_a + z_b - z_c - z_d <= 1" and ">= -1".
+    for z1 in np.ndindex(*(2,) * 7):
+        z1 = np.array(z1, float)
+        z = np.column_stack([1 - z1, z1]).ravel()
+        k_ok = np.all(K_rows @ z <= 3 + 1e-9)
+        two_ok = np.all(np.abs(two @ z1) <= 1 + 1e-9)
+        assert k_ok == two_ok

@@ -262,6 +262,12 @@ class Session(abc.ABC):
             settled=lambda: self.settled(budget),
         )
 
+    def charge_fit(self, budget, seconds):
+        """Count the ``seconds`` of the fit against the audit of ``budget``
+        (the auditor's tolerance), of which the fit is a part
+        (:data:`~..timing._plans.FIT_SHARE`)."""
+        self.accounts.add(("tolerance", budget), seconds)
+
     def grant(self, budget, seconds, limit):
         """Let the audit of ``budget`` spend ``seconds`` more (``refine``)."""
         self.accounts.grant(("tolerance", budget), seconds, limit)

@@ -150,7 +150,7 @@ class MulticlassSession(Session):
         return SessionSummary(
             n_patterns=problem.n_patterns,
             n_dimensions=problem.n_kept,
-            n_identities=0,
+            n_identities=0 if certifier is None else certifier.enc.n_identities,
             total_weight=problem.total_weight,
             hypothesis_class=self.hypothesis.describe(),
             integer=False,

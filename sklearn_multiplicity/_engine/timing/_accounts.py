@@ -65,6 +65,11 @@ class TimeAccounts:
         extra = math.inf if seconds is None else seconds
         self.granted[key] = spent + extra - limit
 
+    def add(self, key, seconds):
+        """Charge ``key`` with ``seconds`` spent outside :meth:`charge` (the
+        fit, charged to the audit of the auditor's tolerance)."""
+        self.spent[key] = self.spent.get(key, 0.0) + seconds
+
     def spend(self, key, limit, per_mip, work, settled):
         """``work(deadline)`` on what ``key`` has left of ``limit``.
 

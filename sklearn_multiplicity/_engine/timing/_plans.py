@@ -133,9 +133,12 @@ PER_CLASS_PATH = (
     Step("steps", 0.5, "both measures at each step"),
 )
 
-#: ``fit`` of an auditor whose baseline the class does not realise: a share
-#: of the minimum error's account, to say whether the level sets may be empty.
-MIN_ERROR_IN_FIT = 0.25
+#: ``fit`` with the default baseline: the share of ``total_time_limit`` its
+#: search for the minimum error may take. The fit is part of the audit of the
+#: auditor's ``epsilon`` and is charged to its account, so the readings at
+#: ``epsilon`` get what the fit leaves and ``fit`` plus both readings keep to
+#: the limit.
+FIT_SHARE = 0.5
 
 # -- The certifiers' plans ---------------------------------------------------
 # Each has a twin "without identities" for encodings without affine-identity
