@@ -514,7 +514,11 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
         # expect while waiting. The summary says what limited the answer and
         # ends with the detail.
         headline = str(message).splitlines()[0]
-        print(f"{headline}; details at the end of the summary", file=sys.stderr, flush=True)
+        print(
+            f"{headline}; details at the end of the summary",
+            file=sys.stderr,
+            flush=True,
+        )
         return
     _diagnostic(f"warning: {' '.join(str(message).split())}")
 
