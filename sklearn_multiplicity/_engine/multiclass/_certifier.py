@@ -12,6 +12,7 @@ stopped by its limit contributes its bound, as a bound.
 """
 
 import copy
+import functools
 import math
 
 import numpy as np
@@ -28,9 +29,10 @@ from ..._core._hypothesis import MulticlassBoxMargin, gaps, in_label_class, pred
 from ..._mip import _multiclass as formulations
 from ...backends import Backend, get_backend
 from ..timing._plans import K_CLASS_FIRST_ROUND_SECONDS, PLANS, Schedule
-from ..timing._scheduling import Deadline
+from ..timing._scheduling import Deadline, Job, hand_out
 from ._first_pass import first_pass
 from ._hull import hull_screen
+from ._lp_witnesses import lp_witnesses
 from ._proofs import BOUND_SLACK, FlipProofs, kept_labels, raised_lower, size
 from ._records import (
     MulticlassAmbiguity,
@@ -173,20 +175,28 @@ class MulticlassCertifier:
         solution (enough to decide a flip)."""
         if deadline.expired():
             return None
-        limit = deadline.limit(cap)
+        backend = self._backend(deadline.limit(cap), self.threads)
+        result = backend.solve(mip, first_solution=first_solution)
+        return (result, *self._record(mip, result))
+
+    def _backend(self, limit, threads):
+        """The backend of one solve: :attr:`solver` with ``limit`` seconds."""
         if isinstance(self.solver, Backend):
             backend = copy.copy(self.solver)
-            backend.time_limit, backend.threads = limit, self.threads
-        else:
-            backend = get_backend(self.solver, time_limit=limit, threads=self.threads)
-        result = backend.solve(mip, first_solution=first_solution)
+            backend.time_limit, backend.threads = limit, threads
+            return backend
+        return get_backend(self.solver, time_limit=limit, threads=threads)
+
+    def _record(self, mip, result):
+        """Log a solve and pool the model it returned, if verified: the log
+        entry and the model (``None``: none)."""
         entry = MIPLogEntry.of(mip, result)
         self.log.append(entry)
         model = None
         if result.x is not None:
             W, b, _ = self.enc.decode(result.x)
             model = self.add(self.verify(W, b, source=mip.name))
-        return result, entry, model
+        return entry, model
 
     # -- the three measures ----------------------------------------------------
     def min_error(self, deadline=None):
@@ -283,6 +293,7 @@ class MulticlassCertifier:
             self.proofs.record(slice(None), ceiling)
         shift_search(self, budget)
         plan = Schedule(PLANS["K-class ambiguity"], deadline or Deadline(None))
+        lp_witnesses(self, budget, plan.step("witness LPs"))
         hull_screen(self, budget, plan.step("hull"))
         order = np.argsort(-self.problem.pattern_weight, kind="stable")
         return ceiling, order, plan.step("flips")
@@ -290,40 +301,62 @@ class MulticlassCertifier:
     def _decide_flips(self, order, ceiling, deadline, short, optimal=False):
         """Flip MIPs for the open patterns of ``order`` (short: each within
         an even share of the time left; optimal: to the fewest errors, not
-        the first model)."""
+        the first model), :attr:`threads` at a time with one solver thread
+        each (``n_jobs``, as two labels solve their flips). Each MIP is
+        built when a solver is free, with every proof and witness so far."""
         proven = self._proven_unflippable(ceiling)
         best, errors = self._flips(ceiling)
-        scanned = len(self.pool)
-        for u in order:
+        scanned = [len(self.pool)]
+        # The short round shares the time among the patterns still open.
+        n_open = max(int(np.sum((best[order] < 0) & ~proven[order])), 1)
+        pending = iter(order)
+
+        def decided(u):
             witness = None if best[u] < 0 else self.pool[best[u]]
             if witness is not None and (
                 not optimal or self.proofs.fewest_known(u, witness.errors)
             ):
-                continue
-            if proven[u]:
-                continue  # proven before
-            cap = None
-            if short:
-                left = deadline.remaining()
-                cap = max(K_CLASS_FIRST_ROUND_SECONDS, left / len(order))
-            hint = None if witness is None else (witness.W, witness.b)
-            mip = formulations.flip(
-                self.enc,
-                u,
-                self.baseline_labels[u],
-                max_errors=ceiling,
-                hint=self.enc.hint_from(hint),
-                kept_labels=kept_labels(proven, self.baseline_labels),
-            )
-            solved = self.solve(mip, deadline, cap=cap, first_solution=not optimal)
-            if solved is None:
-                return
+                return True
+            return bool(proven[u])
+
+        def learn(u, mip, result):
+            entry, _ = self._record(mip, result)
             # The flips of the models pooled since, the MIP's among them.
-            self._flips(ceiling, since=scanned, into=(best, errors))
-            scanned = len(self.pool)
+            self._flips(ceiling, since=scanned[0], into=(best, errors))
+            scanned[0] = len(self.pool)
             witness = None if best[u] < 0 else self.pool[best[u]]
-            self._learn_flip(u, ceiling, witness, *solved[:2])
+            self._learn_flip(u, ceiling, witness, result, entry)
             proven[u] = self.proofs.unflippable(ceiling)[u]
+
+        def next_job():
+            for u in pending:
+                if decided(u):
+                    continue
+                cap = None
+                if short:
+                    left = deadline.remaining()
+                    cap = max(K_CLASS_FIRST_ROUND_SECONDS, workers * left / n_open)
+                witness = None if best[u] < 0 else self.pool[best[u]]
+                hint = None if witness is None else (witness.W, witness.b)
+                mip = formulations.flip(
+                    self.enc,
+                    u,
+                    self.baseline_labels[u],
+                    max_errors=ceiling,
+                    hint=self.enc.hint_from(hint),
+                    kept_labels=kept_labels(proven, self.baseline_labels),
+                )
+                return Job(
+                    mip,
+                    functools.partial(learn, u, mip),
+                    first_solution=not optimal,
+                    backend=self._backend(deadline.limit(cap), threads),
+                )
+            return None
+
+        workers = max(int(self.threads), 1)
+        threads = self.threads if workers == 1 else 1
+        hand_out(workers, next_job, deadline, lambda t: None)
 
     def _learn_flip(self, u, ceiling, witness, result, entry):
         """What a flip MIP of pattern ``u`` within ``ceiling`` proves: no

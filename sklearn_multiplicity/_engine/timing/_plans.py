@@ -275,11 +275,12 @@ K_CLASS_AUDIT = (
     Step("groups", 0.15, "each group's disagreeing models and bounds", "groups"),
 )
 
-#: Ambiguity at one K-class budget: hull proofs (linear programs), then the
-#: flip MIPs of the patterns still open.
+#: Ambiguity at one K-class budget: witness LPs and hull proofs (linear
+#: programs), then the flip MIPs of the patterns still open.
 K_CLASS_AMBIGUITY = (
+    Step("witness LPs", 0.15, "flips (witnesses) near the best model known"),
     Step("hull", 0.15, "patterns that keep their label (hull proofs)"),
-    Step("flips", 0.85, "flips (witnesses) and proofs of the patterns still open"),
+    Step("flips", 0.7, "flips (witnesses) and proofs of the patterns still open"),
 )
 
 #: A path of tolerances of a K-class baseline: the flip MIPs once, to
