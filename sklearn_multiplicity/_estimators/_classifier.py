@@ -147,11 +147,6 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
     weights, integer ``|w_j| <= max_weight`` and integer ``b``. The same
     class is used by :class:`MultiplicityAuditor` for its level sets.
 
-    References
-    ----------
-    .. [1] C. Marx, F. Calmon and B. Ustun. "Predictive Multiplicity in
-       Classification". ICML 2020.
-
     Examples
     --------
     >>> import numpy as np

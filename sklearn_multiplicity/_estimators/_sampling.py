@@ -138,7 +138,8 @@ class SamplingAuditor(BaseEstimator):
 
     See Also
     --------
-    MultiplicityAuditor : The exact measures, with certified bounds.
+    MultiplicityAuditor : The exact measures (Marx, Calmon & Ustun, ICML 2020),
+        with certified bounds.
 
     Notes
     -----
@@ -155,11 +156,6 @@ class SamplingAuditor(BaseEstimator):
     threshold; a pooled model scoring a pattern within that margin is, in
     rare cases, outside the class, and only then can a sampled value exceed
     the exact one.
-
-    References
-    ----------
-    .. [1] C. Marx, F. Calmon and B. Ustun. "Predictive Multiplicity in
-       Classification". ICML 2020.
 
     Examples
     --------
