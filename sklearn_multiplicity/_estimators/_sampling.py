@@ -366,7 +366,7 @@ class SamplingAuditor(BaseEstimator):
         ----------
         eps : float in [0, 1] or dict
             Error tolerance, a share of the total training weight, or one
-            per class label (a share of that class's weight).
+            per class label (a share of that class's weight; see Notes).
 
         Returns
         -------
@@ -390,8 +390,7 @@ class SamplingAuditor(BaseEstimator):
         Parameters
         ----------
         eps : float in [0, 1] or dict
-            Error tolerance, a share of the total training weight, or one
-            per class label (a share of that class's weight).
+            Tolerance of the pooled models that may flip a person.
 
         Returns
         -------
@@ -410,8 +409,8 @@ class SamplingAuditor(BaseEstimator):
         Parameters
         ----------
         eps : float in [0, 1] or dict
-            Error tolerance, a share of the total training weight, or one
-            per class label (a share of that class's weight).
+            Tolerance: each pooled model within it is compared with the
+            baseline.
 
         Returns
         -------
@@ -430,8 +429,7 @@ class SamplingAuditor(BaseEstimator):
         Parameters
         ----------
         eps : float in [0, 1] or dict
-            Error tolerance, a share of the total training weight, or one
-            per class label (a share of that class's weight).
+            Tolerance of the pooled models asked, row by row.
 
         Returns
         -------
