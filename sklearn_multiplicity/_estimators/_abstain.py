@@ -46,9 +46,9 @@ class AbstainingClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     auditor_ : MultiplicityAuditor
-        The fitted auditor.
+        The fitted auditor, whose level set decides when to abstain.
     classes_ : ndarray of shape (2,)
-        Class labels.
+        The labels ``predict`` gives where it does not abstain.
     reject_ : int, float or str
         The reject value ``predict`` returns (``reject``, or its default).
 
@@ -88,9 +88,9 @@ class AbstainingClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Training features.
+            Training features, audited by ``auditor``.
         y : array-like of shape (n_samples,)
-            Two classes.
+            Two classes (see ``reject`` for the value that must not be one).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weight of every row.
         groups : array-like of shape (n_samples,), default=None
@@ -210,9 +210,13 @@ def _same(a, b):
         return False
 
 
-def _decided(y_pred, reject):
+def _decided_and_weights(y_pred, reject, sample_weight):
+    """Whether each prediction is a label (not ``reject``), and the weights
+    of the people (1 each without ``sample_weight``)."""
     y_pred = np.asarray(y_pred, dtype=object)
-    return np.array([not _same(p, reject) for p in y_pred], dtype=bool)
+    decided = np.array([not _same(p, reject) for p in y_pred], dtype=bool)
+    weight = np.ones(decided.size) if sample_weight is None else sample_weight
+    return decided, np.asarray(weight, dtype=float)
 
 
 def coverage_score(y_true, y_pred, *, reject=-1, sample_weight=None):
@@ -234,9 +238,7 @@ def coverage_score(y_true, y_pred, *, reject=-1, sample_weight=None):
     float
         Weighted share of predictions that are not ``reject``.
     """
-    decided = _decided(y_pred, reject)
-    weight = np.ones(decided.size) if sample_weight is None else sample_weight
-    weight = np.asarray(weight, dtype=float)
+    decided, weight = _decided_and_weights(y_pred, reject, sample_weight)
     return float(weight[decided].sum() / weight.sum())
 
 
@@ -246,13 +248,14 @@ def decided_accuracy_score(y_true, y_pred, *, reject=-1, sample_weight=None):
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
-        True labels.
+        True labels, compared where ``y_pred`` is not ``reject``.
     y_pred : array-like of shape (n_samples,)
-        Predictions of an :class:`AbstainingClassifier`.
+        Predictions of an :class:`AbstainingClassifier`, as for
+        :func:`coverage_score`.
     reject : object, default=-1
-        The reject value.
+        The value that marks an abstention.
     sample_weight : array-like of shape (n_samples,), default=None
-        Weights of the people.
+        Weights of the people; only the decided ones' count.
 
     Returns
     -------
@@ -260,13 +263,12 @@ def decided_accuracy_score(y_true, y_pred, *, reject=-1, sample_weight=None):
         Weighted share of correct predictions among those that are not
         ``reject``.
     """
-    decided = _decided(y_pred, reject)
+    decided, weight = _decided_and_weights(y_pred, reject, sample_weight)
     if not decided.any():
         return float("nan")
     y_true = np.asarray(y_true, dtype=object)[decided]
     y_pred = np.asarray(y_pred, dtype=object)[decided]
-    weight = np.ones(decided.size) if sample_weight is None else sample_weight
-    weight = np.asarray(weight, dtype=float)[decided]
+    weight = weight[decided]
     correct = np.array([_same(t, p) for t, p in zip(y_true, y_pred, strict=True)])
     return float(weight[correct].sum() / weight.sum())
 
@@ -309,7 +311,7 @@ def decided_accuracy_scorer(estimator, X, y):
     Parameters
     ----------
     estimator : AbstainingClassifier or Pipeline
-        Fitted; a Pipeline must end in an :class:`AbstainingClassifier`.
+        Fitted, as for :func:`coverage_scorer`.
     X : array-like of shape (n_samples, n_features)
         Held-out people.
     y : array-like of shape (n_samples,)

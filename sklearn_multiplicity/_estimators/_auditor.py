@@ -162,6 +162,11 @@ class MultiplicityAuditor(
     most :meth:`error_budget` ``= err(h0) + eps * W`` (``W`` the total weight,
     the allowance rounded down with integral weights).
 
+    Every method that reads a level set takes its tolerance as ``eps``, in
+    the forms of ``epsilon``: a share of the training set in [0, 1], or a
+    dict of one tolerance per class label, on that class's error rate.
+    ``eps=None`` stands for ``epsilon``. Each tolerance has its own audit.
+
     The time model: the audit of a tolerance is one computation that grows.
     The first call about ``eps`` (a measure, its bounds, :meth:`evidence`,
     :meth:`conflicts`, :meth:`by_group`, a scorer, a Display) runs it, both
@@ -337,8 +342,7 @@ class MultiplicityAuditor(
         Parameters
         ----------
         eps : float in [0, 1] or dict, default=None
-            Error tolerance (or one per class label); defaults to the
-            ``epsilon`` parameter.
+            Tolerance whose audit continues (see Notes).
         seconds : float or None, default=None
             Seconds more (``None``: ``total_time_limit`` more, or no limit
             when that is ``None``).
@@ -391,8 +395,7 @@ class MultiplicityAuditor(
         Parameters
         ----------
         eps : float in [0, 1] or dict, default=None
-            Error tolerance (or one per class label); defaults to the
-            ``epsilon`` parameter.
+            Tolerance of the level set whose weights are ranged (see Notes).
 
         Returns
         -------
@@ -444,22 +447,33 @@ class MultiplicityAuditor(
         eps, budget = self._audited(eps)
         return eps, self.session_.reading(budget)
 
+    def _bounds(self, eps, measure):
+        """Certified ``(lower, upper)`` of ``measure`` (a field of the
+        ``Reading``) at ``eps``."""
+        bounds = getattr(self._reading(eps)[1], measure)
+        return bounds.lower, bounds.upper
+
+    def _value(self, eps, measure):
+        """The certified value of ``measure`` at ``eps``, or its lower bound
+        with a :class:`CertificationWarning`."""
+        eps, reading = self._reading(eps)
+        return value_or_lower_bound(getattr(reading, measure), eps, measure)
+
     def ambiguity_bounds(self, eps=None):
         """Certified ``(lower, upper)`` bounds on ambiguity at ``eps``.
 
         Parameters
         ----------
         eps : float in [0, 1] or dict, default=None
-            Error tolerance (or one per class label); defaults to the
-            ``epsilon`` parameter.
+            Tolerance whose audit is read (see Notes).
 
         Returns
         -------
         tuple of float
-            ``lower <= ambiguity <= upper``.
+            ``lower <= ambiguity <= upper``; the undecided people
+            (:meth:`undecided_by_group`) separate the two.
         """
-        bounds = self._reading(eps)[1].ambiguity
-        return bounds.lower, bounds.upper
+        return self._bounds(eps, "ambiguity")
 
     def ambiguity(self, eps=None):
         """Share of training people whose prediction a level-set model flips.
@@ -467,8 +481,8 @@ class MultiplicityAuditor(
         Parameters
         ----------
         eps : float in [0, 1] or dict, default=None
-            Error tolerance (or one per class label); defaults to the
-            ``epsilon`` parameter.
+            How much more than the baseline the models that may flip a
+            person may err (see Notes).
 
         Returns
         -------
@@ -476,8 +490,7 @@ class MultiplicityAuditor(
             The certified value, or, when a limit left it uncertified, the
             certified lower bound with a :class:`CertificationWarning`.
         """
-        eps, reading = self._reading(eps)
-        return value_or_lower_bound(reading.ambiguity, eps, "ambiguity")
+        return self._value(eps, "ambiguity")
 
     def discrepancy_bounds(self, eps=None):
         """Certified ``(lower, upper)`` bounds on discrepancy at ``eps``.
@@ -485,16 +498,16 @@ class MultiplicityAuditor(
         Parameters
         ----------
         eps : float in [0, 1] or dict, default=None
-            Error tolerance (or one per class label); defaults to the
-            ``epsilon`` parameter.
+            Tolerance whose audit is read; no warning when it left the
+            bounds apart.
 
         Returns
         -------
         tuple of float
-            ``lower <= discrepancy <= upper``.
+            ``lower <= discrepancy <= upper``; :meth:`discrepancy_model`
+            attains the lower bound.
         """
-        bounds = self._reading(eps)[1].discrepancy
-        return bounds.lower, bounds.upper
+        return self._bounds(eps, "discrepancy")
 
     def discrepancy(self, eps=None):
         """Largest share of predictions that one level-set model flips.
@@ -502,8 +515,7 @@ class MultiplicityAuditor(
         Parameters
         ----------
         eps : float in [0, 1] or dict, default=None
-            Error tolerance (or one per class label); defaults to the
-            ``epsilon`` parameter.
+            Tolerance of the flipping model's training error (see Notes).
 
         Returns
         -------
@@ -511,8 +523,7 @@ class MultiplicityAuditor(
             The certified value, or the certified lower bound with a
             :class:`CertificationWarning`.
         """
-        eps, reading = self._reading(eps)
-        return value_or_lower_bound(reading.discrepancy, eps, "discrepancy")
+        return self._value(eps, "discrepancy")
 
     def path(self, max_epsilon=None, *, step=None, n_discrepancy=None):
         """Ambiguity and discrepancy for every error tolerance up to ``max_epsilon``.
@@ -572,8 +583,7 @@ class MultiplicityAuditor(
         Parameters
         ----------
         eps : float in [0, 1] or dict, default=None
-            Error tolerance (or one per class label); defaults to the
-            ``epsilon`` parameter.
+            Tolerance whose audit marks the rows (see Notes).
 
         Returns
         -------
@@ -592,8 +602,7 @@ class MultiplicityAuditor(
         index : int
             Row of the training data.
         eps : float in [0, 1] or dict, default=None
-            Error tolerance (or one per class label); defaults to the
-            ``epsilon`` parameter.
+            Tolerance of the competing model's error (see Notes).
 
         Returns
         -------
@@ -610,8 +619,7 @@ class MultiplicityAuditor(
         Parameters
         ----------
         eps : float in [0, 1] or dict, default=None
-            Error tolerance (or one per class label); defaults to the
-            ``epsilon`` parameter.
+            Tolerance of the model's error (see Notes).
 
         Returns
         -------
@@ -631,8 +639,7 @@ class MultiplicityAuditor(
         Parameters
         ----------
         eps : float in [0, 1] or dict, default=None
-            Error tolerance (or one per class label); defaults to the
-            ``epsilon`` parameter.
+            Tolerance whose audit the table shows, row by row (see Notes).
 
         Returns
         -------
@@ -670,8 +677,7 @@ class MultiplicityAuditor(
         X : array-like of shape (n_samples, n_features)
             New people.
         eps : float in [0, 1] or dict, default=None
-            Error tolerance (or one per class label); defaults to the
-            ``epsilon`` parameter.
+            Tolerance of the models that may disagree (see Notes).
 
         Returns
         -------
@@ -690,8 +696,7 @@ class MultiplicityAuditor(
         X : array-like of shape (n_samples, n_features)
             People (new or training).
         eps : float in [0, 1] or dict, default=None
-            Error tolerance (or one per class label); defaults to the
-            ``epsilon`` parameter.
+            Tolerance of the models that vote (see Notes).
 
         Returns
         -------
@@ -738,8 +743,7 @@ class MultiplicityAuditor(
         Parameters
         ----------
         eps : float in [0, 1] or dict, default=None
-            Error tolerance (or one per class label); defaults to the
-            ``epsilon`` parameter.
+            Tolerance whose audit is read by group (see Notes).
 
         Returns
         -------
@@ -763,8 +767,8 @@ class MultiplicityAuditor(
         Parameters
         ----------
         eps : float in [0, 1] or dict, default=None
-            Error tolerance (or one per class label); defaults to the
-            ``epsilon`` parameter.
+            Tolerance whose undecided people are counted; :meth:`refine`
+            decides more at the same ``eps``.
 
         Returns
         -------

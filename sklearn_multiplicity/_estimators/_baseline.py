@@ -274,8 +274,7 @@ class BaselineDelegationMixin:
         ndarray of shape (n_samples,)
             Predicted classes.
         """
-        check_is_fitted(self)
-        return self.estimator_.predict(X)
+        return self._delegate("predict", X)
 
     @available_if(_baseline_has("decision_function"))
     def decision_function(self, X):
@@ -284,15 +283,14 @@ class BaselineDelegationMixin:
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            People to score.
+            People to score on the baseline's scale.
 
         Returns
         -------
         ndarray of shape (n_samples,)
             Scores (positive: the second class).
         """
-        check_is_fitted(self)
-        return self.estimator_.decision_function(X)
+        return self._delegate("decision_function", X)
 
     @available_if(_baseline_has("predict_proba"))
     def predict_proba(self, X):
@@ -301,12 +299,16 @@ class BaselineDelegationMixin:
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            People to score.
+            People whose class probabilities are asked for.
 
         Returns
         -------
         ndarray of shape (n_samples, 2)
             Probabilities of both classes.
         """
+        return self._delegate("predict_proba", X)
+
+    def _delegate(self, method, X):
+        """The fitted baseline's ``method`` on ``X``."""
         check_is_fitted(self)
-        return self.estimator_.predict_proba(X)
+        return getattr(self.estimator_, method)(X)

@@ -147,11 +147,6 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
     weights, integer ``|w_j| <= max_weight`` and integer ``b``. The same
     class is used by :class:`MultiplicityAuditor` for its level sets.
 
-    References
-    ----------
-    .. [1] C. Marx, F. Calmon and B. Ustun. "Predictive Multiplicity in
-       Classification". ICML 2020.
-
     Examples
     --------
     >>> import numpy as np
@@ -313,12 +308,18 @@ def store_fit(classifier, session, fit):
     classifier.gap_ = found.gap
     classifier.solve_time_ = found.solve_time
     classifier.solver_status_ = found.solver_status
-    classifier.n_patterns_ = summary.n_patterns
-    classifier.n_identities_ = summary.n_identities
     classifier.warm_start_ = found.warm_start
-    classifier.hypothesis_class_ = summary.hypothesis_class
-    classifier.constraints_ = summary.constraints
+    store_encoding(classifier, summary)
     return classifier
+
+
+def store_encoding(estimator, summary):
+    """Set what the session's ``summary`` says of the encoding as fitted
+    attributes of ``estimator`` (the classifier or the auditor)."""
+    estimator.n_patterns_ = summary.n_patterns
+    estimator.n_identities_ = summary.n_identities
+    estimator.hypothesis_class_ = summary.hypothesis_class
+    estimator.constraints_ = summary.constraints
 
 
 def is_multiclass(y):

@@ -25,7 +25,13 @@ from .._reporting._warnings import (
 )
 from . import _people as people
 from ._baseline import Baseline, fit_baseline
-from ._classifier import is_multiclass, open_session, session_of, store_fit
+from ._classifier import (
+    is_multiclass,
+    open_session,
+    session_of,
+    store_encoding,
+    store_fit,
+)
 
 
 def open_audit(auditor, default, X, X_checked, y, sample_weight, groups):
@@ -176,10 +182,7 @@ def record_summary(auditor, summary, predictions, weight):
     ``SessionSummary``) and the baseline's ``predictions`` give."""
     auditor.baseline_errors_ = summary.baseline_errors
     auditor.baseline_error_ = summary.baseline_errors / summary.total_weight
-    auditor.n_patterns_ = summary.n_patterns
-    auditor.n_identities_ = summary.n_identities
-    auditor.hypothesis_class_ = summary.hypothesis_class
-    auditor.constraints_ = summary.constraints
+    store_encoding(auditor, summary)
     auditor.baseline_constant_class_ = constant_class(
         np.asarray(predictions, dtype=int)[weight > 0], auditor.classes_
     )

@@ -138,7 +138,8 @@ class SamplingAuditor(BaseEstimator):
 
     See Also
     --------
-    MultiplicityAuditor : The exact measures, with certified bounds.
+    MultiplicityAuditor : The exact measures (Marx, Calmon & Ustun, ICML 2020),
+        with certified bounds.
 
     Notes
     -----
@@ -155,11 +156,6 @@ class SamplingAuditor(BaseEstimator):
     threshold; a pooled model scoring a pattern within that margin is, in
     rare cases, outside the class, and only then can a sampled value exceed
     the exact one.
-
-    References
-    ----------
-    .. [1] C. Marx, F. Calmon and B. Ustun. "Predictive Multiplicity in
-       Classification". ICML 2020.
 
     Examples
     --------
@@ -370,7 +366,7 @@ class SamplingAuditor(BaseEstimator):
         ----------
         eps : float in [0, 1] or dict
             Error tolerance, a share of the total training weight, or one
-            per class label (a share of that class's weight).
+            per class label (a share of that class's weight; see Notes).
 
         Returns
         -------
@@ -394,8 +390,7 @@ class SamplingAuditor(BaseEstimator):
         Parameters
         ----------
         eps : float in [0, 1] or dict
-            Error tolerance, a share of the total training weight, or one
-            per class label (a share of that class's weight).
+            Tolerance of the pooled models that may flip a person.
 
         Returns
         -------
@@ -414,8 +409,8 @@ class SamplingAuditor(BaseEstimator):
         Parameters
         ----------
         eps : float in [0, 1] or dict
-            Error tolerance, a share of the total training weight, or one
-            per class label (a share of that class's weight).
+            Tolerance: each pooled model within it is compared with the
+            baseline.
 
         Returns
         -------
@@ -434,8 +429,7 @@ class SamplingAuditor(BaseEstimator):
         Parameters
         ----------
         eps : float in [0, 1] or dict
-            Error tolerance, a share of the total training weight, or one
-            per class label (a share of that class's weight).
+            Tolerance of the pooled models asked, row by row.
 
         Returns
         -------

@@ -87,10 +87,12 @@ class ProbabilisticAuditor(
         ``None``: ``LogisticRegression()``.
     log_loss_epsilon : float, default=0.01
         Default tolerance of the level set, in nats of (weighted) mean
-        log-loss, the unit of ``F`` above.
+        log-loss, the unit of ``F`` above. Every method's ``eps`` is such a
+        tolerance, and ``eps=None`` stands for this one.
     threshold : float, default=0.5
         Default decision threshold on the probability of the second class
-        (a decision is positive when the probability exceeds it).
+        (a decision is positive when the probability exceeds it); a method's
+        ``threshold=None`` stands for it.
     tol : float, default=1e-4
         Width, on the probability scale, within which every end of a range is
         certified.
@@ -506,8 +508,7 @@ class ProbabilisticAuditor(
         X : array-like of shape (n_samples, n_features), default=None
             People to score; ``None``: the training rows.
         eps : float, default=None
-            Tolerance, in nats of mean log-loss; defaults to the
-            ``log_loss_epsilon`` parameter.
+            Tolerance of the level set whose models range.
 
         Returns
         -------
@@ -571,8 +572,7 @@ class ProbabilisticAuditor(
         X : array-like of shape (n_samples, n_features), default=None
             People to score; ``None``: the training rows.
         eps : float, default=None
-            Tolerance, in nats of mean log-loss; defaults to the
-            ``log_loss_epsilon`` parameter.
+            Tolerance of the models that may predict a label.
 
         Returns
         -------
@@ -595,10 +595,10 @@ class ProbabilisticAuditor(
         Parameters
         ----------
         eps : float, default=None
-            Tolerance, in nats of mean log-loss; defaults to the
-            ``log_loss_epsilon`` parameter.
+            Tolerance whose ranges are read, without warning when
+            they leave the measure open.
         threshold : float, default=None
-            Decision threshold; defaults to the ``threshold`` parameter.
+            The threshold whose crossings are counted.
 
         Returns
         -------
@@ -625,10 +625,11 @@ class ProbabilisticAuditor(
         Parameters
         ----------
         eps : float, default=None
-            Tolerance, in nats of mean log-loss; defaults to the
-            ``log_loss_epsilon`` parameter.
+            How far above the minimum of ``F`` a model that flips a
+            decision may be.
         threshold : float, default=None
-            Decision threshold; defaults to the ``threshold`` parameter.
+            Decision threshold: a decision flips when a model's
+            probability crosses it.
 
         Returns
         -------
@@ -645,10 +646,10 @@ class ProbabilisticAuditor(
         Parameters
         ----------
         eps : float, default=None
-            Tolerance, in nats of mean log-loss; defaults to the
-            ``log_loss_epsilon`` parameter.
+            Tolerance of the models found; bounds left apart raise
+            no warning.
         threshold : float, default=None
-            Decision threshold; defaults to the ``threshold`` parameter.
+            The threshold the found models' decisions are read at.
 
         Returns
         -------
@@ -683,10 +684,9 @@ class ProbabilisticAuditor(
         Parameters
         ----------
         eps : float, default=None
-            Tolerance, in nats of mean log-loss; defaults to the
-            ``log_loss_epsilon`` parameter.
+            Tolerance of the one model that changes the decisions.
         threshold : float, default=None
-            Decision threshold; defaults to the ``threshold`` parameter.
+            Decision threshold of the changed decisions.
 
         Returns
         -------
@@ -746,8 +746,7 @@ class ProbabilisticAuditor(
         Parameters
         ----------
         eps : float, default=None
-            Tolerance, in nats of mean log-loss; defaults to the
-            ``log_loss_epsilon`` parameter.
+            Tolerance of the models whose probabilities move.
         delta : float, default=0.1
             Change of the probability, in [0, 1].
 
@@ -770,10 +769,10 @@ class ProbabilisticAuditor(
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features), default=None
-            People to score; ``None``: the training rows.
+            People whose capacity is measured; ``None``: the training rows.
         eps : float, default=None
-            Tolerance, in nats of mean log-loss; defaults to the
-            ``log_loss_epsilon`` parameter.
+            Tolerance of the set of models that form each person's
+            channel.
 
         Returns
         -------
@@ -807,8 +806,7 @@ class ProbabilisticAuditor(
         Parameters
         ----------
         eps : float, default=None
-            Tolerance, in nats of mean log-loss; defaults to the
-            ``log_loss_epsilon`` parameter.
+            The level's distance above ``F(baseline)``.
 
         Returns
         -------
@@ -848,8 +846,7 @@ class ProbabilisticAuditor(
         i : int
             Position of the person in the training data.
         eps : float, default=None
-            Tolerance, in nats of mean log-loss; defaults to the
-            ``log_loss_epsilon`` parameter.
+            Tolerance of the two models.
 
         Returns
         -------
@@ -894,8 +891,7 @@ class ProbabilisticAuditor(
         label : object
             One of ``classes_``.
         eps : float, default=None
-            Tolerance, in nats of mean log-loss; defaults to the
-            ``log_loss_epsilon`` parameter.
+            Tolerance of the model sought.
 
         Returns
         -------

@@ -2,15 +2,18 @@
 
 import numpy as np
 
-from .._reporting._plotting import axes_for, check_matplotlib_support, styled
+from .._reporting._plotting import Display, check_matplotlib_support, styled
 
 
-class ViablePredictionRangeDisplay:
+class ViablePredictionRangeDisplay(Display):
     """Viable prediction ranges of people sorted by their baseline probability.
 
     The band spans each person's certified range ``[lower, upper]``, the line
     is the baseline's probability and the horizontal line the decision
-    threshold: people whose band crosses it are the ambiguous ones.
+    threshold: people whose band crosses it are the ambiguous ones. The
+    keyword arguments of :meth:`plot` go to
+    :meth:`matplotlib.axes.Axes.fill_between` for the band, e.g. ``color``
+    or ``alpha``.
 
     Create it with :meth:`from_estimator` (or its alias :meth:`from_auditor`),
     or from a precomputed range table and then call :meth:`plot`. All
@@ -26,10 +29,6 @@ class ViablePredictionRangeDisplay:
 
     Attributes
     ----------
-    ax_ : matplotlib.axes.Axes
-        Axes the ranges are drawn on.
-    figure_ : matplotlib.figure.Figure
-        Figure holding ``ax_``.
     band_ : matplotlib.collections.PolyCollection
         The band of the ranges.
     line_ : matplotlib.lines.Line2D
@@ -73,20 +72,17 @@ class ViablePredictionRangeDisplay:
         X : array-like of shape (n_samples, n_features), default=None
             People to draw; ``None``: the training rows.
         eps : float, default=None
-            Tolerance, in nats of mean log-loss; defaults to the auditor's
-            ``log_loss_epsilon``.
+            Tolerance of the ranges, in nats of mean log-loss; defaults to
+            the auditor's ``log_loss_epsilon``.
         ax : matplotlib.axes.Axes, default=None
-            Axes to draw on; a new figure when ``None``.
+            Passed to :meth:`plot`.
         **kwargs : dict
-            Keyword arguments passed to
-            :meth:`matplotlib.axes.Axes.fill_between` for the band, see
-            :meth:`plot`.
+            Keyword arguments of the band of ranges, see :meth:`plot`.
 
         Returns
         -------
         display : ViablePredictionRangeDisplay
-            The display, with the fitted attributes ``ax_``, ``figure_``,
-            ``band_``, ``line_`` and ``threshold_line_``.
+            The ranges, drawn by :meth:`plot` at the auditor's ``threshold``.
         """
         check_matplotlib_support(f"{cls.__name__}.from_estimator")
         ranges = auditor.viable_prediction_range(X, eps)
@@ -95,28 +91,9 @@ class ViablePredictionRangeDisplay:
     #: An alias of :meth:`from_estimator`.
     from_auditor = from_estimator
 
-    def plot(self, ax=None, **kwargs):
-        """Draw the ranges.
-
-        Parameters
-        ----------
-        ax : matplotlib.axes.Axes, default=None
-            Axes to draw on; a new figure when ``None``.
-        **kwargs : dict
-            Keyword arguments passed to
-            :meth:`matplotlib.axes.Axes.fill_between` for the band (e.g.
-            ``color`` or ``alpha``); they override the defaults.
-
-        Returns
-        -------
-        self : ViablePredictionRangeDisplay
-            The display, with the fitted attributes ``ax_``, ``figure_``,
-            ``band_``, ``line_`` and ``threshold_line_``.
-        """
-        check_matplotlib_support(f"{type(self).__name__}.plot")
+    def _draw(self, ax, kwargs):
         from matplotlib.collections import PolyCollection
 
-        ax = axes_for(ax)
         order = np.argsort(self.ranges["baseline"].to_numpy(dtype=float), kind="stable")
         rank = np.arange(order.size)
         lower = self.ranges["lower"].to_numpy(dtype=float)[order]
@@ -141,6 +118,3 @@ class ViablePredictionRangeDisplay:
         ax.set_title("Viable prediction ranges over the level set")
         ax.grid(True, alpha=0.3)
         ax.legend(loc="upper left", fontsize="small")
-        self.ax_ = ax
-        self.figure_ = ax.figure
-        return self

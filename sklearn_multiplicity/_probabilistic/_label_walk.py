@@ -205,12 +205,8 @@ class LabelWalk:
 
     Parameters
     ----------
-    objective : MultinomialObjective
-    theta_c : ndarray (p,)
-        The certified minimiser.
-    H_inv : ndarray (p, p)
-        Inverse Hessian of ``F`` at ``theta_c``.
-    level : float
+    objective, theta_c, H_inv, level
+        The level set, as :class:`~._label_cone.ConeProblem` takes it.
     shift : float
         Lead of a witness' label over every other; projections aim at twice
         it.

@@ -21,16 +21,15 @@ def vpr_width_scorer(eps=None):
     Parameters
     ----------
     eps : float or None, default=None
-        Tolerance, in nats of mean log-loss; ``None`` uses the auditor's
-        ``log_loss_epsilon``.
+        Tolerance of the fold's level set, in nats of mean log-loss;
+        ``None`` uses the auditor's ``log_loss_epsilon``.
 
     Returns
     -------
     callable
-        ``scorer(estimator, X, y) -> float``, usable in ``scoring=`` of
-        :func:`~sklearn.model_selection.cross_validate`. ``estimator`` is a
-        fitted :class:`ProbabilisticAuditor` or a Pipeline (possibly nested) ending
-        in one; ``X`` then passes through the steps before it.
+        The mean width, for ``scoring=`` of
+        :func:`~sklearn.model_selection.cross_validate` (how it is called:
+        :ref:`sklearn`).
 
     See Also
     --------
@@ -71,18 +70,15 @@ def probabilistic_ambiguity_scorer(eps=None, threshold=None):
     Parameters
     ----------
     eps : float or None, default=None
-        Tolerance, in nats of mean log-loss; ``None`` uses the auditor's
-        ``log_loss_epsilon``.
+        Tolerance of the fold's level set, as for :func:`vpr_width_scorer`.
     threshold : float or None, default=None
         Decision threshold; ``None`` uses the auditor's ``threshold``.
 
     Returns
     -------
     callable
-        ``scorer(estimator, X, y) -> float``, usable in ``scoring=`` of
-        :func:`~sklearn.model_selection.cross_validate`. ``estimator`` is a
-        fitted :class:`ProbabilisticAuditor` or a Pipeline (possibly nested) ending
-        in one; ``X`` then passes through the steps before it.
+        The share of held-out people whose decision can flip: a scorer as
+        :ref:`sklearn` describes.
 
     See Also
     --------

@@ -84,9 +84,7 @@ class MultiplicityFrame:
             the largest group value; the value is the lower bound. ``n`` is
             the largest group weight.
         """
-        return self._summary(
-            lambda lo, hi: (lo.max(), hi.max()), lambda v: v.max(), weights=True
-        )
+        return self._extreme("max")
 
     def group_min(self):
         """Smallest value of each measure over groups.
@@ -94,14 +92,20 @@ class MultiplicityFrame:
         Returns
         -------
         pandas.Series
-            One entry per column of ``by_group``. For a measure with bounds:
-            the smallest lower bound and the smallest upper bound, which bound
-            the smallest group value; the value is the lower bound. ``n`` is
-            the smallest group weight.
+            The entries of :meth:`group_max`, each the smallest over groups
+            instead: the smallest lower and upper bounds bound the smallest
+            group value.
         """
-        return self._summary(
-            lambda lo, hi: (lo.min(), hi.min()), lambda v: v.min(), weights=True
-        )
+        return self._extreme("min")
+
+    def _extreme(self, which):
+        """``which`` (``"max"`` or ``"min"``) of every column over groups, the
+        two bounds of a measure each on its own."""
+
+        def pick(values):
+            return getattr(values, which)()
+
+        return self._summary(lambda lo, hi: (pick(lo), pick(hi)), pick, weights=True)
 
     def difference(self):
         """Difference between the largest and smallest group value of each measure.

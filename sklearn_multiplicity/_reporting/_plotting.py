@@ -78,7 +78,42 @@ def axes_for(ax):
     return ax
 
 
-class MultiplicityPathDisplay:
+class Display:
+    """What every display shares, following scikit-learn's Display API:
+    ``from_estimator`` computes, :meth:`plot` draws (the subclass's
+    ``_draw``) and keeps the axes."""
+
+    def plot(self, ax=None, **kwargs):
+        """Draw the display.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, default=None
+            Axes to draw on; a new figure when ``None``.
+        **kwargs : dict
+            Keyword arguments of the display's artists (the class says
+            which), e.g. ``color`` or ``alpha``. They override the display's
+            defaults; aliases such as ``c``, ``lw`` or ``fc`` are accepted.
+
+        Returns
+        -------
+        self : Display
+            The display, with the fitted attributes ``ax_`` (the axes drawn
+            on), ``figure_`` (the figure holding them) and the artists that
+            its class lists.
+        """
+        check_matplotlib_support(f"{type(self).__name__}.plot")
+        ax = axes_for(ax)
+        self._draw(ax, kwargs)
+        self.ax_ = ax
+        self.figure_ = ax.figure
+        return self
+
+    def _draw(self, ax, kwargs):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class MultiplicityPathDisplay(Display):
     """Ambiguity and discrepancy against the error tolerance ``eps``.
 
     The exact measures are drawn as solid step lines (their certified lower
@@ -86,7 +121,11 @@ class MultiplicityPathDisplay:
     lower and upper bounds is shaded. A sampled estimate
     (:class:`SamplingAuditor`), when given, is drawn as dashed lines: it is a
     lower estimate, so it lies on or below the exact lines. This is the
-    layout of Figure 3 of Marx, Calmon & Ustun (2020).
+    layout of Figure 3 of Marx, Calmon & Ustun (2020). The keyword arguments
+    of :meth:`plot` go to :meth:`matplotlib.axes.Axes.plot` for every line
+    (the exact and, when drawn, the sampled ones), e.g. ``linewidth=2``,
+    over the defaults: colour per measure, step drawstyle, markers, labels
+    and the dashes of the sampled lines.
 
     Create it with :meth:`from_estimator` (or its alias :meth:`from_auditor`),
     or from precomputed paths and then call :meth:`plot`. All parameters are
@@ -105,10 +144,6 @@ class MultiplicityPathDisplay:
 
     Attributes
     ----------
-    ax_ : matplotlib.axes.Axes
-        Axes the path is drawn on.
-    figure_ : matplotlib.figure.Figure
-        Figure holding ``ax_``.
     lines_ : dict of str to matplotlib.lines.Line2D
         ``"ambiguity"``, ``"discrepancy"`` and, with a sampling path,
         ``"sampling ambiguity"``, ``"sampling discrepancy"``.
@@ -169,16 +204,15 @@ class MultiplicityPathDisplay:
             A fitted sampling auditor; its path on the same tolerances is
             drawn dashed.
         ax : matplotlib.axes.Axes, default=None
-            Axes to draw on; a new figure when ``None``.
+            Passed to :meth:`plot`.
         **kwargs : dict
-            Keyword arguments passed to :meth:`matplotlib.axes.Axes.plot` for
-            every line, see :meth:`plot`.
+            Keyword arguments of every line, exact and sampled (see
+            :meth:`plot`).
 
         Returns
         -------
         display : MultiplicityPathDisplay
-            The display, with the fitted attributes ``ax_``, ``figure_``,
-            ``lines_`` and ``bands_``.
+            The path (and the sampled one), drawn by :meth:`plot`.
         """
         check_matplotlib_support(f"{cls.__name__}.from_estimator")
         path = auditor.path(max_epsilon)
@@ -190,31 +224,9 @@ class MultiplicityPathDisplay:
     #: An alias of :meth:`from_estimator`.
     from_auditor = from_estimator
 
-    def plot(self, ax=None, **kwargs):
-        """Draw the path.
-
-        Parameters
-        ----------
-        ax : matplotlib.axes.Axes, default=None
-            Axes to draw on; a new figure when ``None``.
-        **kwargs : dict
-            Keyword arguments passed to :meth:`matplotlib.axes.Axes.plot` for
-            every line (the exact and, when drawn, the sampled ones), e.g.
-            ``linewidth=2`` or ``alpha=0.8``. They override the display's
-            defaults (colour per measure, step drawstyle, markers, labels and
-            the dashes of the sampled lines); aliases such as ``lw`` or ``c``
-            are accepted.
-
-        Returns
-        -------
-        self : MultiplicityPathDisplay
-            The display, with the fitted attributes ``ax_``, ``figure_``,
-            ``lines_`` and ``bands_``.
-        """
-        check_matplotlib_support(f"{type(self).__name__}.plot")
+    def _draw(self, ax, kwargs):
         from matplotlib.lines import Line2D
 
-        ax = axes_for(ax)
         eps = self.path["epsilon"].to_numpy(dtype=float)
         self.lines_, self.bands_ = {}, {}
         for name, color in COLORS.items():
@@ -261,9 +273,6 @@ class MultiplicityPathDisplay:
         ax.set_title("Predictive multiplicity over the ε-level set")
         ax.grid(True, alpha=0.3)
         ax.legend(loc="best", fontsize="small")
-        self.ax_ = ax
-        self.figure_ = ax.figure
-        return self
 
     def _largest(self):
         frames = [self.path[[f"{m}_upper" for m in COLORS]]]
@@ -291,12 +300,14 @@ class MultiplicityPathDisplay:
             )
 
 
-class GroupAmbiguityDisplay:
+class GroupAmbiguityDisplay(Display):
     """Bar chart of ambiguity per group, with certified bounds.
 
     Each bar is a group's ambiguity (its certified lower bound); an error bar
     reaches up to the certified upper bound where a time limit left a gap. The
-    dotted horizontal line is the overall ambiguity.
+    dotted horizontal line is the overall ambiguity. The keyword arguments
+    of :meth:`plot` go to :meth:`matplotlib.axes.Axes.bar`, e.g. ``color``,
+    ``edgecolor`` or ``width``, over the default colour.
 
     Create it with :meth:`from_estimator` (or its alias :meth:`from_auditor`),
     or from a precomputed table and then call :meth:`plot`. All parameters
@@ -314,10 +325,6 @@ class GroupAmbiguityDisplay:
 
     Attributes
     ----------
-    ax_ : matplotlib.axes.Axes
-        Axes the bars are drawn on.
-    figure_ : matplotlib.figure.Figure
-        Figure holding ``ax_``.
     bars_ : matplotlib.container.BarContainer
         One bar per group, in the order of ``by_group``.
     errorbar_ : matplotlib.container.ErrorbarContainer or None
@@ -364,18 +371,17 @@ class GroupAmbiguityDisplay:
         auditor : MultiplicityAuditor
             An auditor fitted with ``groups=``.
         eps : float, default=None
-            Tolerance; defaults to the auditor's ``epsilon``.
+            Tolerance of the groups' audit; defaults to the auditor's
+            ``epsilon``.
         ax : matplotlib.axes.Axes, default=None
-            Axes to draw on; a new figure when ``None``.
+            Passed to :meth:`plot`.
         **kwargs : dict
-            Keyword arguments passed to :meth:`matplotlib.axes.Axes.bar`, see
-            :meth:`plot`.
+            Keyword arguments of the bars (see :meth:`plot`).
 
         Returns
         -------
         display : GroupAmbiguityDisplay
-            The display, with the fitted attributes ``ax_``, ``figure_``,
-            ``bars_``, ``errorbar_`` and ``overall_line_``.
+            The groups of :meth:`MultiplicityAuditor.by_group`, drawn.
         """
         check_matplotlib_support(f"{cls.__name__}.from_estimator")
         frame = auditor.by_group(eps)
@@ -386,29 +392,9 @@ class GroupAmbiguityDisplay:
     #: An alias of :meth:`from_estimator`.
     from_auditor = from_estimator
 
-    def plot(self, ax=None, **kwargs):
-        """Draw the bars.
-
-        Parameters
-        ----------
-        ax : matplotlib.axes.Axes, default=None
-            Axes to draw on; a new figure when ``None``.
-        **kwargs : dict
-            Keyword arguments passed to :meth:`matplotlib.axes.Axes.bar`, e.g.
-            ``color``, ``alpha``, ``edgecolor`` or ``width``. They override
-            the display's default colour; aliases such as ``fc`` or ``ec``
-            are accepted.
-
-        Returns
-        -------
-        self : GroupAmbiguityDisplay
-            The display, with the fitted attributes ``ax_``, ``figure_``,
-            ``bars_``, ``errorbar_`` and ``overall_line_``.
-        """
-        check_matplotlib_support(f"{type(self).__name__}.plot")
+    def _draw(self, ax, kwargs):
         from matplotlib.patches import Rectangle
 
-        ax = axes_for(ax)
         frame = self.by_group
         labels = [str(g) for g in frame.index]
         x = np.arange(len(labels))
@@ -441,12 +427,9 @@ class GroupAmbiguityDisplay:
         eps = "" if self.epsilon is None else f" at ε = {self.epsilon:g}"
         ax.set_title(f"Ambiguity by group{eps}")
         ax.grid(True, axis="y", alpha=0.3)
-        self.ax_ = ax
-        self.figure_ = ax.figure
-        return self
 
 
-class FoldMultiplicityDisplay:
+class FoldMultiplicityDisplay(Display):
     """Multiplicity per cross-validation fold, with certified bands.
 
     For each fold, three marks side by side: the training audit's ambiguity
@@ -454,7 +437,10 @@ class FoldMultiplicityDisplay:
     certified upper bound where a limit left a gap), and the held-out
     people's ambiguity (a square at the share certified contestable, a bar
     up to that share plus the undecided). A mark without a bar is a
-    certified value.
+    certified value. The keyword arguments of :meth:`plot` go to
+    :meth:`matplotlib.axes.Axes.errorbar` for every mark, e.g.
+    ``markersize=8`` or ``capsize=2``, over the defaults: colour, marker,
+    caps and labels.
 
     Create it with :meth:`from_estimator` (or its alias :meth:`from_auditor`),
     or from the table of :func:`cross_validate_multiplicity` and then call
@@ -472,10 +458,6 @@ class FoldMultiplicityDisplay:
 
     Attributes
     ----------
-    ax_ : matplotlib.axes.Axes
-        Axes the folds are drawn on.
-    figure_ : matplotlib.figure.Figure
-        Figure holding ``ax_``.
     errorbars_ : dict of str to matplotlib.container.ErrorbarContainer
         ``"training ambiguity"``, ``"training discrepancy"`` and
         ``"held-out ambiguity"``: one mark per fold each.
@@ -547,16 +529,14 @@ class FoldMultiplicityDisplay:
         params : dict, default=None
             Parameters passed to the auditor's ``fit``.
         ax : matplotlib.axes.Axes, default=None
-            Axes to draw on; a new figure when ``None``.
+            Passed to :meth:`plot`.
         **kwargs : dict
-            Keyword arguments passed to :meth:`matplotlib.axes.Axes.errorbar`
-            for every mark, see :meth:`plot`.
+            Keyword arguments of every mark's error bar (see :meth:`plot`).
 
         Returns
         -------
         display : FoldMultiplicityDisplay
-            The display, with the fitted attributes ``ax_``, ``figure_`` and
-            ``errorbars_``.
+            The folds, drawn.
         """
         check_matplotlib_support(f"{cls.__name__}.from_estimator")
         from ._cross_validation import cross_validate_multiplicity
@@ -569,28 +549,9 @@ class FoldMultiplicityDisplay:
     #: An alias of :meth:`from_estimator`.
     from_auditor = from_estimator
 
-    def plot(self, ax=None, **kwargs):
-        """Draw the folds.
-
-        Parameters
-        ----------
-        ax : matplotlib.axes.Axes, default=None
-            Axes to draw on; a new figure when ``None``.
-        **kwargs : dict
-            Keyword arguments passed to :meth:`matplotlib.axes.Axes.errorbar`
-            for every mark, e.g. ``markersize=8`` or ``capsize=2``. They
-            override the display's defaults (colour, marker, caps, labels).
-
-        Returns
-        -------
-        self : FoldMultiplicityDisplay
-            The display, with the fitted attributes ``ax_``, ``figure_`` and
-            ``errorbars_``.
-        """
-        check_matplotlib_support(f"{type(self).__name__}.plot")
+    def _draw(self, ax, kwargs):
         from matplotlib.lines import Line2D
 
-        ax = axes_for(ax)
         folds = np.arange(len(self.results))
         self.errorbars_ = {}
         for label, column, color, marker, offset in self.MARKS:
@@ -622,9 +583,6 @@ class FoldMultiplicityDisplay:
         ax.set_title(f"Multiplicity per fold{eps}")
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(loc="upper center", ncol=len(self.MARKS), fontsize="small")
-        self.ax_ = ax
-        self.figure_ = ax.figure
-        return self
 
     def _band(self, column):
         """Certified lower and upper bounds of a mark, per fold."""

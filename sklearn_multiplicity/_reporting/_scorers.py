@@ -97,12 +97,8 @@ def held_out_disagreement(estimator, X, eps=None):
 
     Parameters
     ----------
-    estimator : MultiplicityAuditor or Pipeline
-        A fitted auditor, or a Pipeline (possibly nested) ending in one.
-    X : array-like of shape (n_samples, n_features)
-        Held-out people as ``estimator`` takes them.
-    eps : float or dict or None, default=None
-        Error tolerance; ``None`` uses the auditor's ``epsilon``.
+    estimator, X, eps
+        As for :func:`held_out_people`.
 
     Returns
     -------
@@ -131,16 +127,17 @@ def ambiguity_scorer(eps=None):
 
     Parameters
     ----------
-    eps : float in [0, 1] or None, default=None
-        Error tolerance; ``None`` uses the auditor's ``epsilon``.
+    eps : float in [0, 1] or dict or None, default=None
+        Error tolerance of the fold's level set, as the auditor takes it
+        (one per class label in a dict); ``None`` uses its ``epsilon``.
 
     Returns
     -------
     callable
-        ``scorer(estimator, X, y) -> float``, usable in ``scoring=`` of
-        :func:`~sklearn.model_selection.cross_validate`. ``estimator`` is a
-        fitted :class:`MultiplicityAuditor` or a Pipeline (possibly nested) ending
-        in one; ``X`` then passes through the steps before it.
+        ``scorer(estimator, X, y) -> float`` in ``[0, 1]``, usable in
+        ``scoring=`` of :func:`~sklearn.model_selection.cross_validate`, its
+        ``estimator`` a fitted :class:`MultiplicityAuditor` or a Pipeline
+        ending in one (see :ref:`sklearn`).
 
     See Also
     --------
@@ -197,17 +194,16 @@ def neg_ambiguity_scorer(eps=None):
 
     Parameters
     ----------
-    eps : float in [0, 1] or None, default=None
-        Error tolerance; ``None`` uses the auditor's ``epsilon``.
+    eps : float in [0, 1] or dict or None, default=None
+        Tolerance, as in :func:`ambiguity_scorer`.
 
     Returns
     -------
     callable
-        ``scorer(estimator, X, y) -> float`` in ``[-1, 0]``, usable in
-        ``scoring=`` of :class:`~sklearn.model_selection.GridSearchCV` (and
-        as ``refit=`` when it is one of several scores). ``estimator`` is a
-        fitted :class:`MultiplicityAuditor` or a Pipeline (possibly nested)
-        ending in one.
+        ``scorer(estimator, X, y) -> float`` in ``[-1, 0]`` (``estimator``
+        and ``X`` as for :func:`ambiguity_scorer`), usable in ``scoring=`` of
+        :class:`~sklearn.model_selection.GridSearchCV`, and as ``refit=``
+        when it is one of several scores.
 
     See Also
     --------
@@ -268,16 +264,15 @@ def discrepancy_scorer(eps=None):
 
     Parameters
     ----------
-    eps : float in [0, 1] or None, default=None
-        Error tolerance; ``None`` uses the auditor's ``epsilon``.
+    eps : float in [0, 1] or dict or None, default=None
+        Tolerance of the level set whose discrepancy model is applied, as in
+        :func:`ambiguity_scorer`.
 
     Returns
     -------
     callable
-        ``scorer(estimator, X, y) -> float``, usable in ``scoring=`` of
-        :func:`~sklearn.model_selection.cross_validate`. ``estimator`` is a
-        fitted :class:`MultiplicityAuditor` or a Pipeline (possibly nested) ending
-        in one; ``X`` then passes through the steps before it.
+        The held-out disagreement, in ``[0, 1]``, for ``scoring=`` (see
+        :ref:`sklearn`).
 
     See Also
     --------
@@ -291,18 +286,6 @@ def discrepancy_scorer(eps=None):
     bound of the most any model of the level set disagrees with the baseline
     on the held-out people; the share of :func:`neg_ambiguity_scorer`
     (contestable or undecided) is an upper bound of it.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_multiplicity import MultiplicityAuditor, discrepancy_scorer
-    >>> rng = np.random.RandomState(0)
-    >>> X = rng.randint(0, 2, size=(40, 3))
-    >>> y = (X[:, 0] + rng.rand(40) > 0.8).astype(int)
-    >>> auditor = MultiplicityAuditor(epsilon=0.05).fit(X[:30], y[:30])
-    >>> score = discrepancy_scorer()(auditor, X[30:], y[30:])
-    >>> 0.0 <= score <= 1.0
-    True
     """
 
     def discrepancy(estimator, X, y=None):
@@ -322,16 +305,14 @@ def neg_discrepancy_scorer(eps=None):
 
     Parameters
     ----------
-    eps : float in [0, 1] or None, default=None
-        Error tolerance; ``None`` uses the auditor's ``epsilon``.
+    eps : float in [0, 1] or dict or None, default=None
+        The tolerance of :func:`discrepancy_scorer`.
 
     Returns
     -------
     callable
-        ``scorer(estimator, X, y) -> float`` in ``[-1, 0]``, usable in
-        ``scoring=`` of :class:`~sklearn.model_selection.GridSearchCV`.
-        ``estimator`` is a fitted :class:`MultiplicityAuditor` or a Pipeline
-        (possibly nested) ending in one.
+        ``-discrepancy_scorer(eps)``, in ``[-1, 0]``, usable in ``scoring=``
+        of :class:`~sklearn.model_selection.GridSearchCV`.
 
     See Also
     --------
@@ -358,8 +339,10 @@ def neg_discrepancy_scorer(eps=None):
     >>> X = rng.randint(0, 2, size=(40, 3))
     >>> y = (X[:, 0] + rng.rand(40) > 0.8).astype(int)
     >>> auditor = MultiplicityAuditor(epsilon=0.05).fit(X[:30], y[:30])
-    >>> score = neg_discrepancy_scorer()(auditor, X[30:], y[30:])
-    >>> score == -discrepancy_scorer()(auditor, X[30:], y[30:])
+    >>> score = discrepancy_scorer()(auditor, X[30:], y[30:])
+    >>> 0.0 <= score <= 1.0
+    True
+    >>> neg_discrepancy_scorer()(auditor, X[30:], y[30:]) == -score
     True
     """
 

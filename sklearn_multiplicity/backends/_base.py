@@ -2,6 +2,8 @@
 
 import math
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,6 +20,7 @@ class SolverError(RuntimeError):
     """A solver failed in a way that proves nothing about the problem."""
 
 
+@dataclass(kw_only=True, eq=False)
 class Backend:
     """Solve a :class:`~sklearn_multiplicity._mip.MIP`; one method, :meth:`solve`.
 
@@ -52,20 +55,12 @@ class Backend:
     #: Absolute tolerance used to accept a returned solution.
     feasibility_tolerance = 1e-5
 
-    def __init__(
-        self,
-        *,
-        time_limit=None,
-        threads=None,
-        random_state=None,
-        verbose=0,
-        observer=None,
-    ):
-        self.time_limit = time_limit
-        self.threads = threads
-        self.random_state = random_state
-        self.verbose = verbose
-        self.observer = observer
+    # The parameters, as keyword-only dataclass fields (compared by identity).
+    time_limit: float | None = None
+    threads: int | None = None
+    random_state: int | None = None
+    verbose: int = 0
+    observer: Callable[[float, float], None] | None = None
 
     def solve(self, mip, *, first_solution=False):
         """Solve ``mip``.

@@ -26,8 +26,8 @@ from ..timing._scheduling import Deadline, Job
 from .discrepancy._requests import DiscrepancyResult, disagreement_mip
 from .search._descent import flip_patterns
 from .search._heuristics import (
+    admitted_cuts,
     class_gap,
-    direction_cuts,
     distinct_directions,
     pulled_directions,
     running_argmin,
@@ -307,11 +307,9 @@ def class_threshold_flips(enc, directions, baseline, candidates, budget):
     candidates = np.asarray(candidates, dtype=np.int64)
     found = {}
     to_negative = baseline[candidates]
-    for w in directions:
-        cuts = direction_cuts(enc, w, min_gap)
-        if cuts is None:
-            continue
-        w, s, order, sorted_s, errors, thresholds = cuts
+    for w, s, order, sorted_s, errors, thresholds in admitted_cuts(
+        enc, directions, min_gap
+    ):
         false_negatives = np.concatenate([[0.0], np.cumsum(pos[order])])
         false_positives = np.concatenate([np.cumsum(neg[order][::-1])[::-1], [0.0]])
         within = budget.admits(false_positives, false_negatives)

@@ -73,6 +73,12 @@ class MulticlassCertifier:
         Every verified model found so far.
     log : list of MIPLogEntry
         Every MIP solved.
+
+    Notes
+    -----
+    Every ``budget`` is the extra weighted errors over the baseline's that a
+    model of the level set may make; every ``deadline`` a ``Deadline``, or
+    ``None`` for no limit.
     """
 
     def __init__(
@@ -260,9 +266,9 @@ class MulticlassCertifier:
         Parameters
         ----------
         budget : float
-            Extra weighted errors over the baseline's.
+            The level set's allowance (see Notes).
         deadline : Deadline or None
-            Time for all MIPs (``None``: unlimited).
+            Time for all the flip MIPs.
 
         Returns
         -------
@@ -461,9 +467,9 @@ class MulticlassCertifier:
         Parameters
         ----------
         budget : float
-            Extra weighted errors over the baseline's.
+            Extra errors of the disagreeing model (see Notes).
         deadline : Deadline or None
-            Time for the MIP (``None``: unlimited).
+            Time for the one disagreement MIP.
         weights : ndarray of shape (n_patterns,) or None
             The weight of disagreeing on each pattern (default: its training
             weight; a group's weight for the group's discrepancy), whose

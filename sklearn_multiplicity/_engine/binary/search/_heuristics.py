@@ -80,6 +80,14 @@ def direction_cuts(enc, w, min_gap, *, scale=False):
     return w, s, order, sorted_s, errors, thresholds
 
 
+def admitted_cuts(enc, directions, min_gap, *, scale=False):
+    """:func:`direction_cuts` of each direction not zero once repaired."""
+    for w in directions:
+        cuts = direction_cuts(enc, w, min_gap, scale=scale)
+        if cuts is not None:
+            yield cuts
+
+
 def class_gap(enc):
     """Smallest score gap a threshold needs to keep the class's margin.
 
@@ -99,6 +107,14 @@ def _realised(enc, z, budget, source):
     return model if LevelSet.within(model.errors, budget) else None
 
 
+def _rotated(enc, z, budget, tried):
+    """The max-margin LP's model of labelling ``z`` within ``budget`` (or
+    None), and whether the LP ran: not for a labelling ``tried`` before."""
+    if not _first_try(z, tried):
+        return None, False
+    return _realised(enc, z, budget, "rotated threshold"), True
+
+
 def best_thresholds(enc, directions, *, source="threshold"):
     """The model of fewest errors on each direction, among the class's thresholds.
 
@@ -114,11 +130,9 @@ def best_thresholds(enc, directions, *, source="threshold"):
     """
     _, _, b_lo, b_hi = enc.hypothesis.weight_bounds(enc.problem)
     models = []
-    for w in directions:
-        cuts = direction_cuts(enc, w, class_gap(enc), scale=True)
-        if cuts is None:
-            continue
-        w, _, _, _, errors, thresholds = cuts
+    for w, _, _, _, errors, thresholds in admitted_cuts(
+        enc, directions, class_gap(enc), scale=True
+    ):
         b = float(np.clip(-thresholds[int(np.argmin(errors))], b_lo, b_hi))
         models.append(verify(enc, w, b, source=source))
     return models
@@ -158,11 +172,9 @@ def threshold_flips(enc, directions, baseline, candidates, *, min_gap=0.0):
     best = np.full(candidates.size, np.inf)
     models = [None] * candidates.size
     to_negative = baseline[candidates]
-    for w in directions:
-        cuts = direction_cuts(enc, w, min_gap)
-        if cuts is None:
-            continue
-        w, s, _, sorted_s, errors, thresholds = cuts
+    for w, s, _, sorted_s, errors, thresholds in admitted_cuts(
+        enc, directions, min_gap
+    ):
         k = s.size
         best_up_to = running_argmin(errors)  # best cut at or below i
         best_from = k - running_argmin(errors[::-1])[::-1]  # at or above i
@@ -294,11 +306,8 @@ def rotated_flip_models(
         ):
             break
         w, b = labellings[j]
-        z = X @ w + b > 0
-        if not _first_try(z, tried):
-            continue
-        n_lps += 1
-        model = _realised(enc, z, budget, "rotated threshold")
+        model, solved = _rotated(enc, X @ w + b > 0, budget, tried)
+        n_lps += solved
         if model is not None:
             found.append(model)
             open_ &= model.z[:k] == baseline[:k]
@@ -326,10 +335,8 @@ def disagreement_models(
 
     Parameters
     ----------
-    enc : Encoding
-    directions : list of ndarray
-        Canonical weight vectors.
-    baseline : ndarray of bool, shape (n_patterns,)
+    enc, directions, baseline
+        As in :func:`threshold_flips`.
     weights : ndarray of shape (n_patterns,)
         Weight of disagreeing on each pattern.
     budget : float
@@ -387,11 +394,8 @@ def disagreement_models(
     for _, _, scores, threshold in rotations:
         if n_lps >= max_lps or (deadline is not None and deadline.expired()):
             break
-        z = scores > threshold
-        if not _first_try(z, tried):
-            continue
-        n_lps += 1
-        model = _realised(enc, z, budget, "rotated threshold")
+        model, solved = _rotated(enc, scores > threshold, budget, tried)
+        n_lps += solved
         if model is not None:
             found.append(model)
     return found

@@ -141,13 +141,9 @@ class OffsetSearch:
         return w, float(b_and_offsets[0])
 
     def flips(self, directions, baseline, candidates):
-        """Fewest errors found flipping each candidate, and a model doing so.
-
-        Returns
-        -------
-        errors : ndarray of shape (n_candidates,)
-        models : list of (w, b) or None
-        """
+        """Fewest errors found flipping each candidate, and a model doing so,
+        as :func:`~._heuristics.threshold_flips` returns them, with one
+        threshold per class."""
         candidates = np.asarray(candidates, dtype=np.int64)
         best = np.full(candidates.size, np.inf)
         models = [None] * candidates.size
