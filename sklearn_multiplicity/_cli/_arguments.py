@@ -97,6 +97,14 @@ _count = _checked(int, lambda v: v >= 0, "a non-negative integer")
 _SIGNS = {"+1": 1, "+": 1, "1": 1, "-1": -1, "-": -1, "0": 0}
 
 
+def _column_names(text):
+    """A comma-separated list of column names."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("expected column names, comma-separated")
+    return names
+
+
 def _sign(text):
     feature, _, sign = text.rpartition("=")
     if not feature or sign not in _SIGNS:
@@ -334,6 +342,21 @@ def build_parser():
         metavar="N",
         help="audit a random sample of N rows, seeded by --random-state "
         "(fewer distinct patterns: certified values for the sample)",
+    )
+    audit.add_argument(
+        "--columns",
+        type=_column_names,
+        default=None,
+        metavar="A,B,...",
+        help="audit only these feature columns (comma-separated); the target "
+        "and the groups column are read as well",
+    )
+    audit.add_argument(
+        "--drop-column",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="leave column NAME out of the features; repeatable",
     )
     audit.add_argument(
         "--keep-column",

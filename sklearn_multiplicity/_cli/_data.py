@@ -236,7 +236,8 @@ def _check_numeric(column):
     if not np.all(np.isfinite(values)):
         raise DataError(
             f"numeric column {column.name!r} has {int((~np.isfinite(values)).sum())} "
-            "missing or infinite values; impute or drop them first"
+            "missing or infinite values; impute them, or leave the column out "
+            f"(--drop-column {column.name})"
         )
     largest = float(np.max(np.abs(values))) if values.size else 0.0
     if largest > MAX_MAGNITUDE:
@@ -391,6 +392,8 @@ def load_audit_data(
     keep=(),
     exact=True,
     keep_groups=False,
+    columns=None,
+    drop=(),
 ):
     """Read and encode a CSV file for the audit.
 
@@ -411,6 +414,11 @@ def load_audit_data(
         Whether the exact audit reads the features (:func:`encode_features`).
     keep_groups : bool, default=False
         Keep the groups column as a feature as well.
+    columns : sequence of str or None, default=None
+        The feature columns to audit (``None``: every column but the target
+        and the groups).
+    drop : sequence of str, default=()
+        Columns left out of the features.
 
     Returns
     -------
@@ -427,10 +435,23 @@ def load_audit_data(
         _check_column(frame, groups, "groups")
     for name in keep:
         _check_exists(frame, name, "--keep-column")
+    for name in columns or ():
+        _check_exists(frame, name, "--columns")
+    for name in drop:
+        _check_exists(frame, name, "--drop-column")
     y = class_target(frame[target], target)
     group_values = None if groups is None else frame[groups].to_numpy()
     left_out = [target] if groups is None or keep_groups else [target, groups]
     features = frame.drop(columns=left_out)
+    if columns:
+        if target in columns:
+            raise DataError(f"--columns names the target {target!r}")
+        features = frame[list(columns)]
+        if groups is not None and keep_groups and groups not in columns:
+            features = features.assign(**{groups: frame[groups]})
+    features = features.drop(columns=[c for c in drop if c in features.columns])
+    if features.shape[1] == 0:
+        raise DataError("no feature columns left to audit")
     identifiers = [c for c in identifier_columns(features) if c not in keep]
     if identifiers and len(identifiers) == features.shape[1]:
         raise DataError(

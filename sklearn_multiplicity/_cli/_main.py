@@ -324,6 +324,8 @@ def _audit(args):
         keep=args.keep_column,
         exact=args.measure != "probabilistic",
         keep_groups=args.keep_groups_as_feature,
+        columns=args.columns,
+        drop=args.drop_column,
     )
     if args.sample is not None and args.sample < 2:
         raise ValueError("--sample needs at least 2 rows")
