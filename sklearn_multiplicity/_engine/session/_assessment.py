@@ -356,7 +356,7 @@ def _regime_words(regime, shape, root, limit):
     proves = (
         f"At most {SMALL_PROBLEM_PATTERNS} patterns, or a root LP that proves "
         f"at least {LP_PROVED_FRACTION:.0%} of the best known errors: the MIPs "
-        "prove their bounds"
+        "can prove their bounds"
     )
     seconds = None if root is None else root.seconds_to_certify(shape)
     if regime == "bands" and (seconds is None or not root.proves(shape)):
