@@ -44,7 +44,7 @@ LP_PROVED_FRACTION = 0.5
 #: Seconds the exact audit of a tolerance takes per distinct pattern and
 #: affinely independent column when the root LP leaves no gap to the best
 #: model known.
-SECONDS_PER_PATTERN_COLUMN = 2.3e-3
+CERTIFY_TIME_PER_PATTERN_COLUMN = 2.3e-3
 #: The gap the root LP leaves, in patterns of mean weight, that multiplies
 #: the expected seconds by e: the branch and bound closes that gap.
 GAP_PATTERNS_PER_E = 1.5
@@ -197,7 +197,9 @@ def seconds_to_certify(n_patterns, n_dims, gap_patterns):
     float
     """
     exponent = min(gap_patterns / GAP_PATTERNS_PER_E, 50.0)  # no overflow
-    return SECONDS_PER_PATTERN_COLUMN * n_patterns * n_dims * float(np.exp(exponent))
+    return (
+        CERTIFY_TIME_PER_PATTERN_COLUMN * n_patterns * n_dims * float(np.exp(exponent))
+    )
 
 
 @dataclass(frozen=True)
