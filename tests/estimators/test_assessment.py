@@ -16,13 +16,24 @@ from sklearn_multiplicity._cli._data import load_audit_data, load_demo_data
 GERMAN = SHARED_DATA / "german-credit.csv"
 
 
-def assessed(X, y):
-    """The assessment of auditing a logistic baseline (no MIP runs in fit)."""
+def assessed(X, y, limit=60):
+    """The assessment of auditing a logistic baseline within ``limit``
+    seconds (no MIP runs in fit)."""
     baseline = FrozenEstimator(LogisticRegression(max_iter=1000).fit(X, y))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ProblemSizeWarning)
-        auditor = MultiplicityAuditor(baseline, total_time_limit=60).fit(X, y)
+        auditor = MultiplicityAuditor(baseline, total_time_limit=limit).fit(X, y)
     return auditor.assessment_
+
+
+def noisy_logistic_table(n=2000, d=10, seed=0):
+    """``n`` people with ``d`` binary columns (each 1 with its own
+    probability in [0.25, 0.75]) and labels of a noisy logistic model."""
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, d)) < rng.uniform(0.25, 0.75, d)).astype(float)
+    scores = (X - X.mean(0)) @ rng.normal(size=d)
+    y = (rng.random(n) < 1 / (1 + np.exp(-scores))).astype(int)
+    return X, y
 
 
 @pytest.fixture(scope="module")
@@ -108,3 +119,42 @@ def test_fit_tells_the_assessment_by_a_warning():
     baseline = FrozenEstimator(LogisticRegression(max_iter=1000).fit(X[:, :6], y))
     with pytest.warns(ProblemSizeWarning, match="Assessment: bands"):
         MultiplicityAuditor(baseline).fit(X[:, :6], y)
+
+
+def test_a_noisy_table_of_binary_columns_is_not_exact_within_a_minute():
+    # 2,000 people, 10 binary columns, about 650 patterns: the root LP proves
+    # most of the best known errors, but leaves a gap of many patterns,
+    # which a minute does not close (minimum error [533, 573] at 60 s).
+    X, y = noisy_logistic_table()
+    assessment = assessed(X, y, limit=60)
+    assert 600 <= assessment.signals["n_patterns"] <= 800
+    assert assessment.signals["root_lp_share"] >= 0.5
+    assert assessment.regime == "bands"
+    assert assessment.signals["seconds_to_certify"] > 60
+    assert "with the 60 s given, expect certified bands" in assessment.text()
+    names = [route.name for route in assessment.routes]
+    assert names.index("coarser encoding") < names.index("more time")
+    more_time = next(r for r in assessment.routes if r.name == "more time")
+    assert "Exact values expected within" in more_time.effect
+
+
+@pytest.mark.parametrize("limit", [0.01, 60, None], ids=["tiny", "minute", "none"])
+def test_the_regime_follows_the_time_given(limit):
+    X, y = load_demo_data()
+    assessment = assessed(X, y, limit=limit)
+    expected = assessment.signals["seconds_to_certify"]
+    fits = limit is None or expected <= limit
+    assert assessment.regime == ("exact" if fits else "bands")
+    assert (limit == 0.01) == (assessment.regime == "bands")
+    assert assessment.signals["limit"] == limit
+
+
+@pytest.mark.filterwarnings("ignore:The baseline is constant")
+def test_four_patterns_of_figure_1_are_exact_at_any_usual_limit():
+    # Figure 1 of the paper: XOR on four points, 25 people each.
+    X = np.repeat([[0, 0], [0, 1], [1, 0], [1, 1]], 25, axis=0)
+    y = np.repeat([0, 1, 1, 0], 25)
+    for limit in (10, 60, None):
+        assessment = assessed(X, y, limit=limit)
+        assert assessment.regime == "exact"
+        assert assessment.routes == ()

@@ -5,7 +5,11 @@ distinct patterns, affinely independent columns, binary or continuous
 features, the error budget, and the LP relaxation of the minimum-error MIP at
 the root, against the best model known without a solver) and states the
 regime, with its reasons and the routes that would answer (an
-:class:`~._records.Assessment`). A route that changes the patterns (a coarser
+:class:`~._records.Assessment`). The regime accounts for the time given: a
+problem whose MIPs prove their bounds is expected to certify within the
+seconds :func:`seconds_to_certify` estimates from its patterns and the gap
+its root LP leaves, and is assessed ``"bands"`` under a smaller limit, with
+the time that would certify it. A route that changes the patterns (a coarser
 encoding, a sample) is probed the same way: its pattern count and regime.
 
 Its thresholds are calibrated by ``benchmarks/bench_everyday.py`` and
@@ -14,6 +18,7 @@ measurements behind them.
 """
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -36,6 +41,17 @@ SMALL_PROBLEM_PATTERNS = 40
 #: MIPs to certify (COMPAS 98%, demo 75%; German credit, breast cancer:
 #: under 0.01%).
 LP_PROVED_FRACTION = 0.5
+#: Seconds the exact audit of a tolerance takes per distinct pattern and
+#: affinely independent column when the root LP leaves no gap to the best
+#: model known.
+CERTIFY_TIME_PER_PATTERN_COLUMN = 2.3e-3
+#: The gap the root LP leaves, in patterns of mean weight, that multiplies
+#: the expected seconds by e: the branch and bound closes that gap.
+GAP_PATTERNS_PER_E = 1.5
+#: The gap counted at most on a problem of at most
+#: ``SMALL_PROBLEM_PATTERNS`` patterns: its root LP may prove nothing, but
+#: its branch and bound has few patterns to decide.
+SMALL_PROBLEM_GAP_PATTERNS = 6.0
 #: Distinct patterns up to which a K-label audit of binary columns is
 #: expected to certify (``benchmarks/bench_multiclass.py``: iris's quartile
 #: indicators, 47 patterns, certify in about a second; wine's one-hot
@@ -67,61 +83,32 @@ def assess(session, limit, extra_errors, feature_names=None):
     Assessment
     """
     start = time.perf_counter()
-    problem = session.problem
-    n_patterns, n_dims, total, binary = _shape(problem)
-    n_binary, n_columns = int(binary.sum()), problem.n_features
-    lp_bound, best, share = _root_share(session.enc, problem)
-    regime = _regime(n_patterns, share)
+    shape = _Shape.of(session.problem)
+    root = _Root.of(session.enc, session.problem)
+    regime = _regime(shape, root, limit)
     reasons = [
-        f"{n_patterns} distinct feature patterns (one binary variable each in "
-        f"every MIP) in {n_dims} affinely independent columns.",
-        _feature_words(n_columns, n_binary),
-        f"The level set allows {extra_errors:g} weighted errors beyond the "
-        f"baseline's (of a total weight of {total:g}).",
+        f"{shape.n_patterns} distinct feature patterns (one binary variable "
+        f"each in every MIP) in {shape.n_dims} affinely independent columns.",
+        *shape.words(extra_errors),
+        root.words(shape),
+        _regime_words(regime, shape, root, limit),
+        _limit_words(limit),
     ]
-    if lp_bound is None:
-        reasons.append(
-            f"Root LP not solved: over {LARGE_PROBLEM_PATTERNS} patterns it "
-            "alone would take a large share of the time."
-        )
-    else:
-        reasons.append(
-            f"The LP relaxation of the minimum-error MIP proves {lp_bound:.4g} "
-            f"errors at the root, {share:.1%} of the {best:g} of the best "
-            "model known before solving."
-        )
-    reasons.append(_regime_words(regime))
-    reasons.append(_limit_words(limit))
     routes = ()
     if regime != "exact":
-        routes = _routes(session, binary, feature_names, regime, limit)
-    signals = _signals(
-        problem,
-        n_binary,
+        routes = _routes(session, shape, root, feature_names, regime, limit)
+    signals = shape.signals(
         extra_errors,
         limit,
         start,
         n_identities=int(session.enc.n_identities),
-        root_lp_bound=lp_bound,
-        best_known_errors=best,
-        root_lp_share=share,
+        root_lp_bound=root.bound,
+        best_known_errors=root.best,
+        root_lp_share=root.share,
+        gap_patterns=root.gap_patterns(shape),
+        seconds_to_certify=root.seconds_to_certify(shape),
     )
     return Assessment(regime, tuple(reasons), routes, signals)
-
-
-def _signals(problem, n_binary, extra_errors, limit, start, **read):
-    """The numbers an assessment read, JSON-ready (``read``: the family's)."""
-    return {
-        "n_patterns": int(problem.n_patterns),
-        "n_dimensions": int(problem.n_kept),
-        "n_columns": int(problem.n_features),
-        "n_binary_columns": n_binary,
-        **read,
-        "total_weight": float(problem.total_weight),
-        "extra_errors": float(extra_errors),
-        "limit": limit,
-        "seconds": time.perf_counter() - start,
-    }
 
 
 def assess_labels(session, limit, extra_errors):
@@ -148,19 +135,16 @@ def assess_labels(session, limit, extra_errors):
     """
     start = time.perf_counter()
     problem = session.problem
-    n_patterns, n_dims, total, binary = _shape(problem)
-    n_binary, n_columns = int(binary.sum()), problem.n_features
+    shape = _Shape.of(problem)
     # Without the root LP's signal, binary columns and few patterns stand
     # in for a relaxation that proves enough.
-    proves = n_binary == n_columns and n_patterns <= K_LABEL_EXACT_PATTERNS
-    regime = _regime(n_patterns, 1.0 if proves else 0.0)
+    proves = shape.all_binary and shape.n_patterns <= K_LABEL_EXACT_PATTERNS
+    regime = _regime(shape, _Root.stand_in(proves), limit)
     reasons = [
-        f"{n_patterns} distinct feature patterns in {n_dims} affinely "
-        f"independent columns, {problem.n_classes} labels (one binary variable "
-        "per pattern and label in every MIP).",
-        _feature_words(n_columns, n_binary),
-        f"The level set allows {extra_errors:g} weighted errors beyond the "
-        f"baseline's (of a total weight of {total:g}).",
+        f"{shape.n_patterns} distinct feature patterns in {shape.n_dims} "
+        f"affinely independent columns, {problem.n_classes} labels (one binary "
+        "variable per pattern and label in every MIP).",
+        *shape.words(extra_errors),
         "No root LP is read for K labels: certification is expected up to "
         f"{SMALL_PROBLEM_PATTERNS} patterns, or up to "
         f"{K_LABEL_EXACT_PATTERNS} when every column is binary.",
@@ -168,15 +152,13 @@ def assess_labels(session, limit, extra_errors):
             f"Binary columns and at most {K_LABEL_EXACT_PATTERNS} patterns: "
             "the K-label MIPs are expected to prove their bounds within the "
             "limit."
-            if proves and n_patterns > SMALL_PROBLEM_PATTERNS
-            else _regime_words(regime)
+            if proves and shape.n_patterns > SMALL_PROBLEM_PATTERNS
+            else _regime_words(regime, shape, None, None)
         ),
         _limit_words(limit),
     ]
-    routes = () if regime == "exact" else _other_routes(regime, limit)
-    signals = _signals(
-        problem,
-        n_binary,
+    routes = () if regime == "exact" else _other_routes(regime, limit, None)
+    signals = shape.signals(
         extra_errors,
         limit,
         start,
@@ -185,8 +167,177 @@ def assess_labels(session, limit, extra_errors):
         root_lp_bound=None,
         best_known_errors=None,
         root_lp_share=None,
+        gap_patterns=None,
+        seconds_to_certify=None,
     )
     return Assessment(regime, tuple(reasons), routes, signals)
+
+
+def seconds_to_certify(n_patterns, n_dims, gap_patterns):
+    """Seconds the exact audit of a tolerance is expected to take on a
+    problem whose MIPs prove their bounds.
+
+    Linear in the patterns times the columns (the nonzeros of every MIP's
+    pattern rows), exponential in the gap the root LP leaves to the best
+    model known, counted in patterns of mean weight (the branch and bound
+    closes it); calibrated by ``benchmarks/bench_assessment.py``.
+
+    Parameters
+    ----------
+    n_patterns : int
+        Distinct feature patterns.
+    n_dims : int
+        Affinely independent columns.
+    gap_patterns : float
+        The best known model's errors less the root LP bound, over the mean
+        weight of a pattern.
+
+    Returns
+    -------
+    float
+    """
+    exponent = min(gap_patterns / GAP_PATTERNS_PER_E, 50.0)  # no overflow
+    return (
+        CERTIFY_TIME_PER_PATTERN_COLUMN * n_patterns * n_dims * float(np.exp(exponent))
+    )
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """What every assessment reads first: the problem's distinct patterns,
+    affinely independent columns, binary columns and total weight."""
+
+    n_patterns: int
+    n_dims: int
+    binary: np.ndarray
+    total: float
+
+    @classmethod
+    def of(cls, problem):
+        return cls(
+            int(problem.n_patterns),
+            int(problem.n_kept),
+            _binary_columns(problem.patterns),
+            float(problem.total_weight),
+        )
+
+    @property
+    def n_binary(self):
+        return int(self.binary.sum())
+
+    @property
+    def all_binary(self):
+        return bool(self.binary.all())
+
+    def words(self, extra_errors):
+        """The sentences on the columns and on the level set."""
+        return [
+            _feature_words(self.binary.size, self.n_binary),
+            f"The level set allows {extra_errors:g} weighted errors beyond the "
+            f"baseline's (of a total weight of {self.total:g}).",
+        ]
+
+    def signals(self, extra_errors, limit, start, **read):
+        """The numbers an assessment read, JSON-ready (``read``: the
+        family's)."""
+        return {
+            "n_patterns": self.n_patterns,
+            "n_dimensions": self.n_dims,
+            "n_columns": int(self.binary.size),
+            "n_binary_columns": self.n_binary,
+            **read,
+            "total_weight": self.total,
+            "extra_errors": float(extra_errors),
+            "limit": limit,
+            "seconds": time.perf_counter() - start,
+        }
+
+
+@dataclass(frozen=True)
+class _Root:
+    """The root LP bound of the minimum-error MIP (``None`` on problems too
+    large for the LP), the errors of the best model known without a solver
+    (a constant one or a logistic regression) and the share of them the
+    bound proves."""
+
+    bound: float
+    best: float
+    share: float
+
+    @classmethod
+    def of(cls, enc, problem):
+        best = float(min(problem.positive_weight.sum(), problem.negative_weight.sum()))
+        fit = enc.logistic
+        if fit is not None:
+            scores = enc.X[: enc.n_train] @ fit[0] + fit[1]
+            wrong = np.where(
+                scores > 0, problem.negative_weight, problem.positive_weight
+            )
+            best = min(best, float(wrong.sum()))
+        if problem.n_patterns > LARGE_PROBLEM_PATTERNS:
+            return cls(None, best, 0.0)
+        separator = IdentitySeparator(enc, time_limit=ASSESSMENT_LP_SECONDS / 2)
+        relaxation = separator.relax(
+            _formulations.min_error(enc), time_limit=ASSESSMENT_LP_SECONDS / 2
+        )
+        bound = float(relaxation.bound)
+        bound = bound if np.isfinite(bound) else 0.0
+        share = 1.0 if best <= 0 else float(np.clip(bound / best, 0, 1))
+        return cls(bound, best, share)
+
+    @classmethod
+    def stand_in(cls, proves):
+        """No LP read: a root that proves everything or nothing."""
+        return cls(None, None, 1.0 if proves else 0.0)
+
+    def proves(self, shape):
+        """Whether the MIPs are expected to prove their bounds at all: few
+        patterns, or a root LP that proves enough."""
+        return (
+            shape.n_patterns <= SMALL_PROBLEM_PATTERNS
+            or self.share >= LP_PROVED_FRACTION
+        )
+
+    def gap_patterns(self, shape):
+        """The gap the bound leaves to the best known errors, in patterns of
+        mean weight (``None`` without a bound)."""
+        if self.bound is None:
+            return None
+        return max(self.best - self.bound, 0.0) * shape.n_patterns / shape.total
+
+    def seconds_to_certify(self, shape):
+        """:func:`seconds_to_certify` of the problem, ``None`` without a
+        bound."""
+        gap = self.gap_patterns(shape)
+        if gap is None:
+            return None
+        if shape.n_patterns <= SMALL_PROBLEM_PATTERNS:
+            gap = min(gap, SMALL_PROBLEM_GAP_PATTERNS)
+        return seconds_to_certify(shape.n_patterns, shape.n_dims, gap)
+
+    def words(self, shape):
+        if self.bound is None:
+            return (
+                f"Root LP not solved: over {LARGE_PROBLEM_PATTERNS} patterns it "
+                "alone would take a large share of the time."
+            )
+        return (
+            f"The LP relaxation of the minimum-error MIP proves {self.bound:.4g} "
+            f"errors at the root, {self.share:.1%} of the {self.best:g} of the "
+            f"best model known before solving (a gap of "
+            f"{self.gap_patterns(shape):.1f} patterns of mean weight)."
+        )
+
+
+def _regime(shape, root, limit):
+    if shape.n_patterns > LARGE_PROBLEM_PATTERNS:
+        return "lower-bounds"
+    if not root.proves(shape):
+        return "bands"
+    seconds = root.seconds_to_certify(shape)
+    if limit is None or seconds is None or seconds <= limit:
+        return "exact"
+    return "bands"
 
 
 def _limit_words(limit):
@@ -197,36 +348,43 @@ def _limit_words(limit):
     )
 
 
-def _regime_words(regime):
+def _regime_words(regime, shape, root, limit):
     if regime == "lower-bounds":
         return (
             f"Over {LARGE_PROBLEM_PATTERNS} patterns single MIPs rarely close "
             "in minutes (29,940 patterns at 60 s: no upper bound on ambiguity "
             "or discrepancy): expect witnessed lower bounds only."
         )
-    if regime == "bands":
+    proves = (
+        f"At most {SMALL_PROBLEM_PATTERNS} patterns, or a root LP that proves "
+        f"at least {LP_PROVED_FRACTION:.0%} of the best known errors: the MIPs "
+        "can prove their bounds"
+    )
+    seconds = None if root is None else root.seconds_to_certify(shape)
+    if regime == "bands" and (seconds is None or not root.proves(shape)):
         return (
             f"Over {SMALL_PROBLEM_PATTERNS} patterns, with a root LP that "
             f"proves under {LP_PROVED_FRACTION:.0%} of the best known errors, "
             "the MIPs find models but prove little: expect certified bands, "
             "not exact values (German credit, breast cancer at 60 s)."
         )
-    return (
-        f"At most {SMALL_PROBLEM_PATTERNS} patterns, or a root LP that proves "
-        f"at least {LP_PROVED_FRACTION:.0%} of the best known errors: the MIPs "
-        "prove their bounds quickly (COMPAS, 329 patterns: under a minute)."
-    )
+    if seconds is None:
+        return f"{proves} quickly."
+    expected = f"{proves}, exact values expected within {_about(seconds)}"
+    if regime == "bands":
+        return f"{expected}; with the {limit:g} s given, expect certified bands."
+    return f"{expected}."
 
 
-def _shape(problem):
-    """Patterns, affinely independent columns, total weight and the binary
-    columns of ``problem``: what every assessment reads first."""
-    return (
-        problem.n_patterns,
-        problem.n_kept,
-        problem.total_weight,
-        _binary_columns(problem.patterns),
-    )
+def _about(seconds):
+    """``seconds`` rounded for a sentence: "within about 40 s"."""
+    if seconds < 90:
+        return f"about {max(seconds, 1):.0f} s"
+    if seconds < 90 * 60:
+        return f"about {seconds / 60:.0f} min"
+    if seconds < 48 * 3600:
+        return f"about {seconds / 3600:.0f} h"
+    return "days, if at all"
 
 
 def _binary_columns(patterns):
@@ -244,31 +402,10 @@ def _feature_words(n_columns, n_binary):
     )
 
 
-def _root_share(enc, problem):
-    """``(lp_bound, best, share)``: the root LP bound of the minimum-error MIP,
-    the errors of the best model known without a solver (a constant one or a
-    logistic regression) and the share of them the bound proves; the bound
-    is ``None`` on problems too large for the LP."""
-    best = float(min(problem.positive_weight.sum(), problem.negative_weight.sum()))
-    fit = enc.logistic
-    if fit is not None:
-        scores = enc.X[: enc.n_train] @ fit[0] + fit[1]
-        wrong = np.where(scores > 0, problem.negative_weight, problem.positive_weight)
-        best = min(best, float(wrong.sum()))
-    if problem.n_patterns > LARGE_PROBLEM_PATTERNS:
-        return None, best, 0.0
-    separator = IdentitySeparator(enc, time_limit=ASSESSMENT_LP_SECONDS / 2)
-    relaxation = separator.relax(
-        _formulations.min_error(enc), time_limit=ASSESSMENT_LP_SECONDS / 2
-    )
-    bound = float(relaxation.bound)
-    bound = bound if np.isfinite(bound) else 0.0
-    return bound, best, (1.0 if best <= 0 else float(np.clip(bound / best, 0, 1)))
-
-
-def _probe(session, patterns, problem):
+def _probe(session, patterns, problem, limit):
     """The patterns and the regime of the audit of ``patterns`` (a coarser
-    copy of ``problem.patterns``, one row each) with the same labels."""
+    copy of ``problem.patterns``, one row each) with the same labels,
+    within ``limit``."""
     pos, neg = problem.positive_weight, problem.negative_weight
     X = np.vstack([patterns, patterns])
     y = np.concatenate([np.ones(len(pos), int), np.zeros(len(neg), int)])
@@ -276,16 +413,8 @@ def _probe(session, patterns, problem):
     if coarse.n_patterns > LARGE_PROBLEM_PATTERNS:
         return coarse.n_patterns, "lower-bounds"
     enc = encode(coarse, session.hypothesis, cuts=session.cuts)
-    share = _root_share(enc, coarse)[2]
-    return coarse.n_patterns, _regime(coarse.n_patterns, share)
-
-
-def _regime(n_patterns, share):
-    if n_patterns > LARGE_PROBLEM_PATTERNS:
-        return "lower-bounds"
-    if n_patterns <= SMALL_PROBLEM_PATTERNS or share >= LP_PROVED_FRACTION:
-        return "exact"
-    return "bands"
+    root = _Root.of(enc, coarse)
+    return coarse.n_patterns, _regime(_Shape.of(coarse), root, limit)
 
 
 def _n_distinct(matrix):
@@ -293,8 +422,8 @@ def _n_distinct(matrix):
     return len(distinct_rows(np.asarray(matrix, dtype=float))[0])
 
 
-def _routes(session, binary, names, regime, limit):
-    problem = session.problem
+def _routes(session, shape, root, names, regime, limit):
+    problem, binary = session.problem, shape.binary
     patterns, d = problem.patterns, problem.n_features
     rows = patterns[problem.inverse[problem.inverse >= 0]]
     names = [f"column {j}" for j in range(d)] if names is None else list(names)
@@ -314,7 +443,7 @@ def _routes(session, binary, names, regime, limit):
         )
     n_continuous = d - int(binary.sum())
     if n_continuous:
-        count, regime_ = _probe(session, np.hstack(coarse), problem)
+        count, regime_ = _probe(session, np.hstack(coarse), problem, limit)
         routes.append(
             Route(
                 "coarser encoding",
@@ -333,7 +462,8 @@ def _routes(session, binary, names, regime, limit):
         if _n_distinct(np.hstack([coarse[k] for k in kept])) <= TARGET_PATTERNS:
             break
     if dropped:
-        count, regime_ = _probe(session, np.hstack([coarse[k] for k in kept]), problem)
+        kept_patterns = np.hstack([coarse[k] for k in kept])
+        count, regime_ = _probe(session, kept_patterns, problem, limit)
         shown = ", ".join(str(names[j]) for j in dropped[:8])
         shown += f" and {len(dropped) - 8} more" if len(dropped) > 8 else ""
         others = " (the others binarised as above)" if n_continuous else ""
@@ -367,11 +497,26 @@ def _routes(session, binary, names, regime, limit):
                 n_sample,
             )
         )
-    return tuple(routes) + _other_routes(regime, limit)
+    seconds = root.seconds_to_certify(shape) if root.proves(shape) else None
+    return tuple(routes) + _other_routes(regime, limit, seconds)
 
 
-def _other_routes(regime, limit):
-    """The routes that change the question or the time, not the patterns."""
+def _other_routes(regime, limit, seconds):
+    """The routes that change the question or the time, not the patterns
+    (``seconds``: those expected to certify, when the MIPs prove their
+    bounds)."""
+    if seconds is None:
+        more_time = (
+            "Bands tighten gradually" if regime == "bands" else "More witnesses"
+        ) + (
+            "; exact values are not expected (German credit at 60, 300 and "
+            "600 s: ambiguity [4.7%, 100%], [4.1%, 100%], [4.1%, 100%])."
+        )
+    else:
+        more_time = (
+            f"Exact values expected within {_about(seconds)} (an "
+            "estimate from the patterns and the gap the root LP leaves)."
+        )
     return (
         Route(
             "probabilistic",
@@ -387,9 +532,7 @@ def _other_routes(regime, limit):
             "--total-time-limit"
             + ("" if limit is None else f", above {limit:g} s")
             + ").",
-            ("Bands tighten gradually" if regime == "bands" else "More witnesses")
-            + "; exact values are not expected (German credit at 60, 300 and "
-            "600 s: ambiguity [4.7%, 100%], [4.1%, 100%], [4.1%, 100%]).",
+            more_time,
         ),
     )
 
