@@ -99,7 +99,7 @@ def dataset_record(X, y, classes, dataset):
 
 #: How the columns of a report's tables that hold shares of people begin:
 #: they are shown as percentages (counts, budgets and tolerances as numbers).
-SHARE_COLUMNS = (
+PERCENT_COLUMNS = (
     "value",
     "lower",
     "upper",
@@ -115,7 +115,7 @@ SHARE_COLUMNS = (
 
 def shown_as_percentages(frame, missing="-"):
     """A copy of ``frame`` to show: its float columns of shares
-    (:data:`SHARE_COLUMNS`) as percentages, counts held as floats as whole
+    (:data:`PERCENT_COLUMNS`) as percentages, counts held as floats as whole
     numbers, and ``missing`` where a value is missing (a band is not a
     value)."""
     shown = frame.copy()
@@ -124,7 +124,7 @@ def shown_as_percentages(frame, missing="-"):
         if not pd.api.types.is_float_dtype(column):
             continue
         values = column.to_numpy()
-        if str(name).startswith(SHARE_COLUMNS):
+        if str(name).startswith(PERCENT_COLUMNS):
             text = [None if np.isnan(v) else f"{v:.2%}" for v in values]
         elif np.all(np.isnan(values) | (values == np.round(values))):
             text = [None if np.isnan(v) else f"{v:.0f}" for v in values]
