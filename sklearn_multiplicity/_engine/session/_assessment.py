@@ -25,7 +25,7 @@ import numpy as np
 from ..._core import PatternProblem
 from ..._core._problem import distinct_rows
 from ..._mip import IdentitySeparator, _formulations, encode
-from .._records import Assessment, Route
+from .._records import REGIME_WORDS, Assessment, Route
 from ..timing._plans import ASSESSMENT_LP_SECONDS
 
 #: Distinct patterns above which only witnessed lower bounds are realistic:
@@ -449,8 +449,8 @@ def _routes(session, shape, root, names, regime, limit):
                 "coarser encoding",
                 f"Binarise the {n_continuous} non-binary column(s) at their "
                 "quartiles (x >= each; the command line's --binarize).",
-                f"{count} distinct patterns instead of {problem.n_patterns}; "
-                f"regime {regime_}.",
+                f"{count} distinct patterns instead of {problem.n_patterns}: "
+                f"{REGIME_WORDS[regime_]}.",
                 count,
             )
         )
@@ -471,8 +471,8 @@ def _routes(session, shape, root, names, regime, limit):
             Route(
                 "coarser encoding",
                 f"Leave out {len(dropped)} of {d} columns{others}: {shown}.",
-                f"{count} distinct patterns instead of {problem.n_patterns}; "
-                f"regime {regime_}.",
+                f"{count} distinct patterns instead of {problem.n_patterns}: "
+                f"{REGIME_WORDS[regime_]}.",
                 count,
                 tuple(int(j) for j in dropped),
             )
@@ -528,10 +528,9 @@ def _other_routes(regime, limit, seconds):
         ),
         Route(
             "more time",
-            "Allow more time (refine(eps, seconds); the command line's "
-            "--total-time-limit"
+            "Allow more time (the command line's --total-time-limit"
             + ("" if limit is None else f", above {limit:g} s")
-            + ").",
+            + "; in Python, refine(eps, seconds)).",
             more_time,
         ),
     )
