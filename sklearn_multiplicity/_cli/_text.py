@@ -26,7 +26,7 @@ def summary(report):
 
 def _decisions_lines(report):
     a, k_labels = report.auditor, report.k_labels
-    n = len(report.y)
+    n = report.n_people
     label = None if k_labels else report.sampling_label
     constant = say.constant_baseline(report)
     far = say.far_from_optimum(report)

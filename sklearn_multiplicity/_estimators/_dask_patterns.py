@@ -88,11 +88,33 @@ def distinct_rows(X, y, sample_weight=None, groups=None):
             f"The columns of X must be distinct and none named {TARGET!r}, "
             f"{WEIGHT!r} or {GROUP!r}."
         )
-    extra = {TARGET: y, WEIGHT: 1.0 if sample_weight is None else sample_weight}
+    extra = {TARGET: y}
+    if sample_weight is not None:
+        extra[WEIGHT] = sample_weight
     if groups is not None:
         extra[GROUP] = groups
-    frame = X.assign(**extra)
-    keys = [*X.columns, TARGET] + ([GROUP] if groups is not None else [])
+    table = distinct_table(
+        X.assign(**extra), [*X.columns, *extra], WEIGHT if WEIGHT in extra else None
+    )
+    return (
+        table[list(X.columns)],
+        table[TARGET].to_numpy(),
+        table[WEIGHT].to_numpy(dtype=float),
+        None if groups is None else table[GROUP].to_numpy(),
+    )
+
+
+def distinct_table(frame, keys, weight=None):
+    """The distinct rows of the dask DataFrame ``frame`` on the columns
+    ``keys``, in pandas (sorted, missing values last, a ``RangeIndex``), with
+    their summed ``weight`` column (``None``: the rows' count) in a column
+    named ``WEIGHT``."""
+    require_dask()
+    keys = [k for k in keys if k != weight]
+    if weight is None:
+        frame = frame.assign(**{WEIGHT: 1.0})
+    elif weight != WEIGHT:
+        frame = frame.rename(columns={weight: WEIGHT})
     table = (
         frame.groupby(keys, dropna=False, sort=False, observed=True)[WEIGHT]
         .sum()
@@ -100,13 +122,7 @@ def distinct_rows(X, y, sample_weight=None, groups=None):
         .reset_index()
     )
     table = table.sort_values(keys, kind="stable", na_position="last")
-    table = table.reset_index(drop=True)
-    return (
-        table[list(X.columns)],
-        table[TARGET].to_numpy(),
-        table[WEIGHT].to_numpy(dtype=float),
-        None if groups is None else table[GROUP].to_numpy(),
-    )
+    return table.reset_index(drop=True)
 
 
 def distinct_patterns(X):
