@@ -359,6 +359,8 @@ def _audit(args):
         "binarize": args.binarize,
         "sample": args.sample,
     }
+    if distinct is not None:
+        dataset["read_seconds"] = round(distinct.seconds, 3)
     if _has_k_labels(y) and _constraints(args, groups):
         raise ValueError(
             "the constraints (--max-nonzero, --sign, --rate-gap) are for two "
