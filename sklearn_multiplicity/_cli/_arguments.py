@@ -274,7 +274,20 @@ def build_parser():
         "quartile. Identifier columns (a distinct value on nearly every row) "
         "are left out with a warning unless named by --keep-column.",
     )
-    audit.add_argument("data", metavar="DATA.csv", help="the training data")
+    audit.add_argument(
+        "data",
+        metavar="DATA",
+        help="the training data: a CSV file, or a Parquet file or folder (read "
+        "through dask into its distinct rows, as is a CSV larger than a quarter "
+        'of memory; needs pip install "sklearn-multiplicity[scale]")',
+    )
+    audit.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="read the data through the dask scheduler at ADDRESS "
+        "(e.g. tcp://10.0.0.5:8786); default: dask's threads in this process",
+    )
     audit.add_argument(
         "--target",
         required=True,

@@ -252,19 +252,44 @@ def _is_binary(column):
     return set(np.unique(column.to_numpy())) <= {0.0, 1.0}
 
 
-def quartile_indicators(column):
+def row_quantiles(values, counts, quantiles):
+    """``np.quantile`` (linear) of the rows that ``values`` stand for, each
+    repeated ``counts`` times, without repeating them: the same floats."""
+    order = np.argsort(values, kind="stable")
+    values, ends = values[order], np.cumsum(counts[order])
+    n = ends[-1]
+    found = []
+    for q in quantiles:
+        # numpy's virtual index, its floor and its linear interpolation.
+        virtual = n * q + (1 + q * -1) - 1
+        below = np.floor(virtual)
+        t = virtual - below
+        a = values[np.searchsorted(ends, below, side="right")]
+        b = values[np.searchsorted(ends, min(below + 1, n - 1), side="right")]
+        found.append(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)
+    return np.array(found)
+
+
+def quartile_indicators(column, counts=None):
     """Indicators ``column >= q`` for its distinct quartiles, constant ones dropped.
 
     Parameters
     ----------
     column : pandas.Series of float
+    counts : ndarray or None, default=None
+        How many rows each value stands for (the distinct rows of a table
+        read through dask): the quartiles are those of the rows.
 
     Returns
     -------
     pandas.DataFrame
         Columns named ``"<name> >= <q>"``.
     """
-    thresholds = np.unique(np.quantile(column.to_numpy(), BINARIZE_QUANTILES))
+    if counts is None:
+        quartiles = np.quantile(column.to_numpy(), BINARIZE_QUANTILES)
+    else:
+        quartiles = row_quantiles(column.to_numpy(), counts, BINARIZE_QUANTILES)
+    thresholds = np.unique(quartiles)
     out = {}
     for q in thresholds:
         indicator = (column >= q).astype(float)
@@ -309,7 +334,7 @@ def identifier_columns(frame):
     return [name for name in frame.columns if _is_identifier(frame[name])]
 
 
-def encode_features(frame, *, binarize=False, exact=True):
+def encode_features(frame, *, binarize=False, exact=True, counts=None):
     """Numeric feature matrix of a table.
 
     Categorical columns (text, ``category``, ``bool``) are one-hot encoded
@@ -328,6 +353,9 @@ def encode_features(frame, *, binarize=False, exact=True):
     exact : bool, default=True
         Whether the exact audit's MIPs will read the features: its note on
         continuous columns then says they slow it down.
+    counts : ndarray or None, default=None
+        How many rows each row of ``frame`` stands for (distinct rows): the
+        quartiles of ``binarize`` are those of the rows.
 
     Returns
     -------
@@ -351,7 +379,7 @@ def encode_features(frame, *, binarize=False, exact=True):
     continuous = [n for n, c in numeric.items() if not _is_binary(c)]
     for name, column in numeric.items():
         if binarize and name in continuous:
-            parts.append(quartile_indicators(column))
+            parts.append(quartile_indicators(column, counts))
         else:
             parts.append(column.to_frame())
     if categorical:
@@ -428,31 +456,57 @@ def load_audit_data(
     notes : list of str
     """
     frame = read_table(path)
+    check_columns(frame, target, groups, keep, columns, drop)
     _check_column(frame, target, "target")
+    if groups is not None:
+        _check_column(frame, groups, "groups")
+    y = class_target(frame[target], target)
+    group_values = None if groups is None else frame[groups].to_numpy()
+    features = frame[feature_columns(frame, target, groups, keep_groups, columns, drop)]
+    identifiers = [c for c in identifier_columns(features) if c not in keep]
+    features = leave_out_identifiers(features, identifiers)
+    X, notes = encode_features(features, binarize=binarize, exact=exact)
+    return X, y, group_values, notes
+
+
+def check_columns(frame, target, groups, keep, columns=None, drop=()):
+    """That the ``target``, ``groups``, ``keep``, ``columns`` and ``drop``
+    columns are in ``frame`` (only its columns are read) and that ``groups``
+    is not ``target``."""
+    _check_exists(frame, target, "target")
     if groups is not None:
         if groups == target:
             raise DataError("the groups column must differ from the target column")
-        _check_column(frame, groups, "groups")
-    for name in keep:
-        _check_exists(frame, name, "--keep-column")
-    for name in columns or ():
-        _check_exists(frame, name, "--columns")
+        _check_exists(frame, groups, "groups")
+    for names, option in ((keep, "--keep-column"), (columns or (), "--columns")):
+        for name in names:
+            _check_exists(frame, name, option)
     for name in drop:
         _check_exists(frame, name, "--drop-column")
-    y = class_target(frame[target], target)
-    group_values = None if groups is None else frame[groups].to_numpy()
-    left_out = [target] if groups is None or keep_groups else [target, groups]
-    features = frame.drop(columns=left_out)
+    if columns and target in columns:
+        raise DataError(f"--columns names the target {target!r}")
+
+
+def feature_columns(frame, target, groups, keep_groups=False, columns=None, drop=()):
+    """The names of the feature columns of ``frame``: ``columns`` (every
+    column but the target and the groups when ``None``), the groups too with
+    ``keep_groups``, less ``drop``."""
     if columns:
-        if target in columns:
-            raise DataError(f"--columns names the target {target!r}")
-        features = frame[list(columns)]
-        if groups is not None and keep_groups and groups not in columns:
-            features = features.assign(**{groups: frame[groups]})
-    features = features.drop(columns=[c for c in drop if c in features.columns])
-    if features.shape[1] == 0:
+        names = list(columns)
+        if groups is not None and keep_groups and groups not in names:
+            names.append(groups)
+    else:
+        left_out = {target} if groups is None or keep_groups else {target, groups}
+        names = [c for c in frame.columns if c not in left_out]
+    names = [c for c in names if c not in drop]
+    if not names:
         raise DataError("no feature columns left to audit")
-    identifiers = [c for c in identifier_columns(features) if c not in keep]
+    return names
+
+
+def leave_out_identifiers(features, identifiers):
+    """``features`` without the ``identifiers`` columns, with a warning naming
+    them (an error when they are every column)."""
     if identifiers and len(identifiers) == features.shape[1]:
         raise DataError(
             f"no feature columns left to audit: every one looks like an "
@@ -466,11 +520,10 @@ def load_audit_data(
             "row tells people apart instead of describing them; "
             "--keep-column NAME keeps one as a feature",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
         features = features.drop(columns=identifiers)
-    X, notes = encode_features(features, binarize=binarize, exact=exact)
-    return X, y, group_values, notes
+    return features
 
 
 def load_demo_data():

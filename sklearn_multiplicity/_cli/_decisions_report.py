@@ -86,6 +86,9 @@ class DecisionsReport(Report):
         ``auditor.classes_`` order) that a verified model of the level set
         gives it (the baseline's among them), and those a limit left
         unsettled. Their union is :meth:`MultiplicityAuditor.predict_set`.
+    weight : ndarray of shape (n_samples,) or None
+        How many people each row stands for (the distinct rows of a table
+        read through dask; None: one each); every count is weighted by it.
     """
 
     auditor: MultiplicityAuditor
@@ -107,6 +110,7 @@ class DecisionsReport(Report):
     sampling_path: pd.DataFrame | None = None
     labels_found: np.ndarray | None = None
     labels_open: np.ndarray | None = None
+    weight: np.ndarray | None = None
 
     audit = "decisions"
 
@@ -114,6 +118,21 @@ class DecisionsReport(Report):
     def k_labels(self):
         """Whether the target has three labels or more."""
         return len(self.auditor.classes_) > 2
+
+    @property
+    def n_people(self):
+        """The number of people audited (rows, or their total weight)."""
+        return len(self.y) if self.weight is None else int(self.weight.sum())
+
+    def _count(self, mask):
+        """How many people ``mask`` (per row) holds: an int."""
+        if self.weight is None:
+            return int(np.sum(mask))
+        return int(self.weight[np.asarray(mask, dtype=bool)].sum())
+
+    def _share(self, mask):
+        """The share of the people that ``mask`` (per row) holds."""
+        return float(np.average(np.asarray(mask, dtype=float), weights=self.weight))
 
     @property
     def per_label(self):
@@ -148,8 +167,10 @@ class DecisionsReport(Report):
             return self.frame.by_group
         table = self.frame.by_group.copy()
         flipped = self.sampling.contestable(self.epsilon)
+        weight = np.ones(len(self.y)) if self.weight is None else self.weight
         table[f"ambiguity, {self.sampling_label}"] = [
-            float(flipped[self.groups == g].mean()) for g in table.index
+            float(np.average(flipped[on], weights=weight[on]))
+            for on in (self.groups == g for g in table.index)
         ]
         return table
 
@@ -185,6 +206,8 @@ class DecisionsReport(Report):
             people["sampling_contestable"] = self.sampling.contestable(self.epsilon)
         if self.abstain:
             people["decision"] = self.decisions()
+        if self.weight is not None:
+            people["weight"] = self.weight
         people.index.name = "row"
         return people
 
@@ -215,12 +238,14 @@ class DecisionsReport(Report):
         y = np.asarray(self.y, dtype=object)
         decided = chosen != ABSTAIN
         baseline = self.evidence["baseline"].to_numpy().astype(object)
-        accuracy = np.mean(chosen[decided] == y[decided]) if decided.any() else np.nan
+        right = chosen == y
+        n_decided = self._count(decided)
+        accuracy = self._count(right & decided) / n_decided if n_decided else np.nan
         return {
-            "n_decided": int(decided.sum()),
-            "coverage": float(decided.mean()),
+            "n_decided": n_decided,
+            "coverage": self._share(decided),
             "decided_accuracy": float(accuracy),
-            "baseline_accuracy": float(np.mean(baseline == y)),
+            "baseline_accuracy": self._share(baseline == y),
         }
 
     def error_rates(self):
@@ -236,9 +261,9 @@ class DecisionsReport(Report):
         """
         negative, positive = self.auditor.classes_
         y, baseline = self.y, self.evidence["baseline"].to_numpy()
-        negatives, positives = int(np.sum(y == negative)), int(np.sum(y == positive))
-        fp = int(np.sum((y == negative) & (baseline == positive)))
-        fn = int(np.sum((y == positive) & (baseline == negative)))
+        negatives, positives = self._count(y == negative), self._count(y == positive)
+        fp = self._count((y == negative) & (baseline == positive))
+        fn = self._count((y == positive) & (baseline == negative))
         return {
             "false_positives": fp,
             "negatives": negatives,
@@ -256,12 +281,8 @@ class DecisionsReport(Report):
         rows = {}
         for k, label in enumerate(self.auditor.classes_):
             on = self.y == label
-            errors = int(np.sum(on & (baseline != label)))
-            rows[plain(label)] = {
-                "n": int(on.sum()),
-                "errors": errors,
-                "error_rate": errors / on.sum(),
-            }
+            errors, n = self._count(on & (baseline != label)), self._count(on)
+            rows[plain(label)] = {"n": n, "errors": errors, "error_rate": errors / n}
             if self.per_label:
                 most = self.budget[label]
                 rows[plain(label)].update(
@@ -385,7 +406,7 @@ class DecisionsReport(Report):
         """
         a, k_labels = self.auditor, self.k_labels
         lo, hi = a.min_error_bounds_
-        total = float(len(self.y))
+        total = float(self.n_people)
         contestable, undecided = self.flags()
         groups = self.group_table()
         data = (
@@ -453,8 +474,8 @@ class DecisionsReport(Report):
         else:
             data["sampling_path"] = records(self.sampling_path.set_index("epsilon"))
         data["certified"] = self.certified
-        data["n_contestable"] = int(contestable.sum())
-        data["n_undecided"] = int(undecided.sum())
+        data["n_contestable"] = self._count(contestable)
+        data["n_undecided"] = self._count(undecided)
         if k_labels:
             data["binary_only"] = BINARY_ONLY
         data["mip_log"] = summarize_mip_log(a.mip_log_)

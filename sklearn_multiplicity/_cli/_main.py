@@ -15,6 +15,7 @@ report stands and exits with 130 or 143, as a shell reports a process ended
 by the signal.
 """
 
+import contextlib
 import os
 import signal
 import sys
@@ -27,6 +28,7 @@ import pandas as pd
 
 from .._exceptions import ProblemSizeWarning
 from ._arguments import DEFAULT_TOTAL_TIME_LIMIT, parse_arguments
+from ._dask_data import load_dask_data, reads_through_dask, write_people
 from ._data import (
     DataError,
     load_audit_data,
@@ -288,7 +290,7 @@ def _say_time_limit(limit):
     print(f"Total time limit: {text}", file=sys.stderr, flush=True)
 
 
-def _exact_audit(args, X, y, groups, dataset, on_report=None):
+def _exact_audit(args, X, y, groups, dataset, on_report=None, sample_weight=None):
     """The exact (0-1) audit of two labels or K."""
     from ._run import run_audit
 
@@ -312,21 +314,30 @@ def _exact_audit(args, X, y, groups, dataset, on_report=None):
         constraints=_constraints(args, groups),
         on_report=on_report,
         on_start=None if on_report is None else on_report.start,
+        sample_weight=sample_weight,
     )
 
 
 def _audit(args):
-    X, y, groups, notes = load_audit_data(
-        args.data,
-        args.target,
-        args.groups,
-        binarize=args.binarize,
-        keep=args.keep_column,
-        exact=args.measure != "probabilistic",
-        keep_groups=args.keep_groups_as_feature,
-        columns=args.columns,
-        drop=args.drop_column,
-    )
+    options = {
+        "binarize": args.binarize,
+        "keep": args.keep_column,
+        "exact": args.measure != "probabilistic",
+        "keep_groups": args.keep_groups_as_feature,
+        "columns": args.columns,
+        "drop": args.drop_column,
+    }
+    distinct = None
+    if reads_through_dask(args.data, args.scheduler):
+        _check_dask_options(args)
+        with _scheduler(args.scheduler):
+            X, y, groups, notes, distinct = load_dask_data(
+                args.data, args.target, args.groups, **options
+            )
+    else:
+        X, y, groups, notes = load_audit_data(
+            args.data, args.target, args.groups, **options
+        )
     if args.sample is not None and args.sample < 2:
         raise ValueError("--sample needs at least 2 rows")
     if args.sample is not None and args.sample < len(y):
@@ -352,6 +363,8 @@ def _audit(args):
         "binarize": args.binarize,
         "sample": args.sample,
     }
+    if distinct is not None:
+        dataset["read_seconds"] = round(distinct.seconds, 3)
     if _has_k_labels(y) and _constraints(args, groups):
         raise ValueError(
             "the constraints (--max-nonzero, --sign, --rate-gap) are for two "
@@ -367,10 +380,58 @@ def _audit(args):
         audit = _exact_audit
 
     def run():
-        report = audit(args, X, y, groups, dataset, on_report=reports)
+        if distinct is None:
+            report = audit(args, X, y, groups, dataset, on_report=reports)
+            return _finish(report, args.out, reports)
+        report = audit(
+            args, X, y, groups, dataset, on_report=reports, sample_weight=distinct.count
+        )
+        if distinct.parquet and args.out is not None:
+            with _scheduler(args.scheduler):
+                folder = write_people(distinct, report.people(), args.out)
+            _diagnostic(
+                f"note: every row's line of people.csv written as Parquet in {folder}/"
+            )
         return _finish(report, args.out, reports)
 
     return _stoppable(run, reports)
+
+
+def _check_dask_options(args):
+    """Refuse what a table read through dask (its distinct rows, weighted)
+    cannot be audited with."""
+    if args.measure != "decisions" or args.estimator != "zero-one":
+        raise ValueError(
+            "a table read through dask is audited with --measure decisions and "
+            "--estimator zero-one (its distinct rows, weighted by their counts)"
+        )
+    if args.sample is not None:
+        raise ValueError(
+            "--sample draws rows of a table in memory; a table read through "
+            "dask is audited whole, through its distinct rows"
+        )
+    if args.epsilon == "auto":
+        raise ValueError(
+            "--epsilon auto resamples the rows; give a table read through dask "
+            "a tolerance (e.g. --epsilon 0.01)"
+        )
+
+
+@contextlib.contextmanager
+def _scheduler(address):
+    """dask's computations on the scheduler at ``address`` (None: dask's
+    threads in this process)."""
+    if address is None:
+        yield
+        return
+    try:
+        from distributed import Client
+    except ImportError:
+        raise DataError(
+            'a dask scheduler needs dask.distributed: pip install "dask[distributed]"'
+        ) from None
+    with Client(address):
+        yield
 
 
 def _has_k_labels(y):

@@ -117,6 +117,11 @@ class Report:
         return None
 
     @property
+    def n_people(self):
+        """The number of people audited."""
+        return len(self.y)
+
+    @property
     def certified(self):
         """Whether every reported value is certified (no bound left open)."""
         return not self.open_values()

@@ -113,6 +113,7 @@ def run_audit(
     abstain=False,
     on_report=None,
     on_start=None,
+    sample_weight=None,
 ):
     """Audit ``(X, y)`` exactly (two labels, or 3 to 20) and collect
     everything reported.
@@ -165,6 +166,9 @@ def run_audit(
     on_start : callable or None, default=None
         ``on_start()``, called once the arguments are checked, before the
         first step.
+    sample_weight : ndarray of shape (n_samples,) or None, default=None
+        How many people each row stands for (the distinct rows of a table
+        read through dask); every count of the report is weighted by it.
 
     Returns
     -------
@@ -199,7 +203,7 @@ def run_audit(
 
     def fit(deadline):
         def run():
-            auditor.fit(X, y, groups=groups)
+            auditor.fit(X, y, sample_weight=sample_weight, groups=groups)
             return auditor.min_error_bounds_  # the report's line, in time
 
         stages.run("fit", run, deadline)
@@ -234,7 +238,9 @@ def run_audit(
     def sample(deadline):  # two labels
         done["sampling"] = stages.run(
             "sampling",
-            lambda: _sample(auditor, X, y, epsilon, n_models, random_state, deadline),
+            lambda: _sample(
+                auditor, X, y, epsilon, n_models, random_state, deadline, sample_weight
+            ),
             deadline,
         )
 
@@ -260,7 +266,14 @@ def run_audit(
                     done["label_sets"] = auditor.predict_set(X, epsilon)
             if not k_labels and "sampling" not in done:
                 done["sampling"] = _sample(
-                    auditor, X, y, epsilon, n_models, random_state, Deadline(0.0)
+                    auditor,
+                    X,
+                    y,
+                    epsilon,
+                    n_models,
+                    random_state,
+                    Deadline(0.0),
+                    sample_weight,
                 )
         with capped(Deadline(0.0)), _quiet_bounds(k_labels):
             bounds = {
@@ -307,7 +320,7 @@ def run_audit(
             evidence=evidence,
             discrepancy_model=model,
             frame=frame,
-            **_data(X, y, groups, auditor.classes_, dataset),
+            **_data(X, y, groups, auditor.classes_, dataset, sample_weight),
             settings=settings,
             timings=stages.with_total(),
             abstain=abstain,
@@ -346,13 +359,19 @@ def _quietly(collect, auditor, done):
         return collect(auditor, done)
 
 
-def _data(X, y, groups, classes, dataset):
-    """A report's data: ``y``, ``groups`` and the ``dataset`` record."""
-    return {
+def _data(X, y, groups, classes, dataset, weight=None):
+    """A report's data: ``y``, ``groups``, the rows' ``weight`` and the
+    ``dataset`` record."""
+    data = {
         "y": np.asarray(y),
         "groups": None if groups is None else np.asarray(groups),
         "dataset": dataset_record(X, y, classes, dataset),
     }
+    if weight is not None:  # distinct rows, each standing for ``weight`` people
+        data["weight"] = np.asarray(weight, dtype=float)
+        data["dataset"]["n_rows"] = int(data["weight"].sum())
+        data["dataset"]["n_distinct_rows"] = len(y)
+    return data
 
 
 def _label_keys(eps, classes):
@@ -418,7 +437,9 @@ def _with_total_budget(path, classes):
     return path
 
 
-def _sample(auditor, X, y, epsilon, n_models, random_state, deadline):
+def _sample(
+    auditor, X, y, epsilon, n_models, random_state, deadline, sample_weight=None
+):
     """The sampled estimate around the baseline, re-based on the best pooled
     model when the baseline's level set holds none of them (then it would be
     0 only because every pooled model is worse than the baseline).
@@ -438,6 +459,7 @@ def _sample(auditor, X, y, epsilon, n_models, random_state, deadline):
             random_state=random_state,
             time_limit=limit,
             reference=reference,
+            sample_weight=sample_weight,
         )
 
     sampling = pool("baseline", 0.5)

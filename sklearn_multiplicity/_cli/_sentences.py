@@ -260,7 +260,7 @@ def report_heading(report):
         if report.audit == "probabilistic":
             labels += "; a decision is the most probable label"
     return (
-        f"{audit} of {d['source']}: {len(report.y)} people, "
+        f"{audit} of {d['source']}: {report.n_people} people, "
         f"{len(d['feature_names'])} features, target {d.get('target')!r} {labels}"
     )
 
@@ -318,7 +318,7 @@ def constant_baseline(report):
     lo, hi = a.min_error_bounds_
     return (
         f"WARNING: the baseline is constant: it predicts {plain(label)!r} for "
-        f"all {len(report.y)} people ({a.baseline_errors_:g} "
+        f"all {report.n_people} people ({a.baseline_errors_:g} "
         f"errors; the class's certified minimum is [{lo:g}, {hi:g}]). The "
         "level set is built around it: the measures count the people whom "
         f"models of the level set decide otherwise than {plain(label)!r}."

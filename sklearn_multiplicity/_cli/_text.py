@@ -84,7 +84,7 @@ def solver_lines(report, mip_log):
 
 def _decisions_parts(report):
     a, k_labels = report.auditor, report.k_labels
-    n = len(report.y)
+    n = report.n_people
     label = None if k_labels else report.sampling_label
     lines = [say.report_heading(report)]
     lines += [f"Hypothesis class: {a.hypothesis_class_}", say.baseline_line(a)]

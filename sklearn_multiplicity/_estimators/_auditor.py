@@ -17,6 +17,7 @@ from .._core._validation import check_tolerance
 from .._engine import STRATEGIES
 from .._reporting._progress import audit_progress, bounds_progress
 from .._reporting._warnings import warn_if_far_from_optimum
+from . import _dask_patterns as dask_patterns
 from . import _paths as paths
 from . import _people as people
 from . import _requests as requests
@@ -245,8 +246,12 @@ class MultiplicityAuditor(
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training features.
+        X : array-like of shape (n_samples, n_features) or dask DataFrame
+            Training features. A dask DataFrame is read by dask into its
+            distinct rows and their summed weights, so no process holds the
+            rows; ``y``, ``sample_weight`` and ``groups`` are then dask
+            Series of the same partitions (columns of the same frame), and
+            the baseline is fitted on the distinct rows with their weights.
         y : array-like of shape (n_samples,)
             Two classes, or 3 to 20 (a K-class audit: ambiguity, discrepancy,
             their bounds, ``refine`` and ``min_error_bounds_``).
@@ -261,6 +266,13 @@ class MultiplicityAuditor(
         self : MultiplicityAuditor
             The fitted auditor.
         """
+        self._training_rows = None
+        if dask_patterns.is_dask(X):
+            rows = X
+            X, y, sample_weight, groups = dask_patterns.distinct_rows(
+                X, y, sample_weight, groups
+            )
+            self._training_rows = rows, X
         X_checked, y = validate_data(
             self, X, y, dtype=None, ensure_all_finite=False, ensure_min_samples=2
         )
@@ -643,9 +655,10 @@ class MultiplicityAuditor(
 
         Returns
         -------
-        pandas.DataFrame
+        pandas.DataFrame or dask DataFrame
             One row per training row, indexed by the index of the DataFrame
-            given to ``fit`` (a ``RangeIndex`` for arrays). Columns
+            given to ``fit`` (a ``RangeIndex`` for arrays; a dask DataFrame,
+            computed per partition, when ``fit`` was given one). Columns
             ``baseline`` (predicted class), ``contestable`` (certified: a
             level-set model flips it), ``undecided`` (neither certified
             contestable nor certified stable: a limit stopped its MIP) and
@@ -653,7 +666,10 @@ class MultiplicityAuditor(
         """
         _, budget = self._audited(eps)
         evidence = self.session_.evidence(budget)
-        return people.evidence_frame(evidence, self.classes_, self._row_index)
+        frame = people.evidence_frame(evidence, self.classes_, self._row_index)
+        if getattr(self, "_training_rows", None) is None:
+            return frame
+        return dask_patterns.training_rows(*self._training_rows, frame)
 
     def ambiguous(self, X, eps=None):
         """Whether a level-set model gives each new person the other prediction.
@@ -674,7 +690,7 @@ class MultiplicityAuditor(
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features) or dask DataFrame
             New people.
         eps : float in [0, 1] or dict, default=None
             Tolerance of the models that may disagree (see Notes).
@@ -683,8 +699,15 @@ class MultiplicityAuditor(
         -------
         ndarray of bool, shape (n_samples,)
             Certified ambiguous; undecided people (time limit) are ``False``
-            and raise a :class:`CertificationWarning`.
+            and raise a :class:`CertificationWarning`. For a dask DataFrame
+            ``X``, a dask Series named ``"ambiguous"`` with its index: the
+            distinct people are answered at once, then joined to every
+            partition.
         """
+        if dask_patterns.is_dask(X):
+            return dask_patterns.answer_patterns(
+                X, lambda P: pd.Series(self.ambiguous(P, eps), name="ambiguous")
+            )
         decided, _, _ = people.new_people(*self._new_people(X, eps))
         return decided
 
@@ -693,7 +716,7 @@ class MultiplicityAuditor(
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features) or dask DataFrame
             People (new or training).
         eps : float in [0, 1] or dict, default=None
             Tolerance of the models that vote (see Notes).
@@ -713,8 +736,15 @@ class MultiplicityAuditor(
             one MIP per person and label that no known model settles. A label
             a limit left unsettled is in the set (every label left out is
             certified out of reach), with a :class:`CertificationWarning`. The
-            label sets are ``[self.classes_[row] for row in mask]``.
+            label sets are ``[self.classes_[row] for row in mask]``. For a
+            dask DataFrame ``X``, a dask DataFrame of one boolean column per
+            label (named ``str(label)``) with the index of ``X``.
         """
+        if dask_patterns.is_dask(X):
+            names = [str(label) for label in self.classes_]
+            return dask_patterns.answer_patterns(
+                X, lambda P: pd.DataFrame(self.predict_set(P, eps), columns=names)
+            )
         if self.classes_.size > 2:
             return people.label_sets(*self._new_people(X, eps))
         return people.prediction_sets(*people.new_people(*self._new_people(X, eps)))

@@ -10,6 +10,8 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_is_fitted, has_fit_parameter
 
+from . import _dask_patterns as dask_patterns
+
 SUPPORTED = (
     "a linear classifier exposing coef_ and intercept_ (LogisticRegression, "
     "LinearSVC, SGDClassifier, RidgeClassifier, ZeroOneLinearClassifier, ...), "
@@ -266,13 +268,14 @@ class BaselineDelegationMixin:
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features) or dask DataFrame
             People to predict.
 
         Returns
         -------
         ndarray of shape (n_samples,)
-            Predicted classes.
+            Predicted classes (for a dask DataFrame, a dask Series named
+            ``"prediction"`` with its index, computed per partition).
         """
         return self._delegate("predict", X)
 
@@ -309,6 +312,9 @@ class BaselineDelegationMixin:
         return self._delegate("predict_proba", X)
 
     def _delegate(self, method, X):
-        """The fitted baseline's ``method`` on ``X``."""
+        """The fitted baseline's ``method`` on ``X`` (predictions of a dask
+        DataFrame per partition)."""
         check_is_fitted(self)
+        if method == "predict" and dask_patterns.is_dask(X):
+            return dask_patterns.per_partition(X, self.estimator_.predict, "prediction")
         return getattr(self.estimator_, method)(X)

@@ -18,6 +18,7 @@ from .._core._validation import (
 from .._engine import AuditSession, Deadline, MulticlassSession, require
 from .._reporting._progress import bounds_progress
 from ..backends import Backend
+from . import _dask_patterns as dask_patterns
 from ._baseline import check_no_text
 
 #: Seconds allowed beyond ``time_limit`` for compression, model building,
@@ -191,8 +192,11 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training features.
+        X : array-like of shape (n_samples, n_features) or dask DataFrame
+            Training features. A dask DataFrame is read by dask into its
+            distinct rows and their summed weights (no process holds the
+            rows); ``y``, ``sample_weight`` and ``groups`` are then dask
+            Series of the same partitions (columns of the same frame).
         y : array-like of shape (n_samples,)
             Two classes.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -208,6 +212,10 @@ class ZeroOneLinearClassifier(LinearClassifierMixin, BaseEstimator):
             The fitted classifier.
         """
         deadline = Deadline(self.time_limit)
+        if dask_patterns.is_dask(X):
+            X, y, sample_weight, groups = dask_patterns.distinct_rows(
+                X, y, sample_weight, groups
+            )
         session = open_session(self, X, y, sample_weight, groups=groups)
         with bounds_progress(self.verbose, self.time_limit, "minimum error") as seen:
             fit = session.min_error(deadline, progress=seen)
