@@ -124,7 +124,7 @@ class DecisionsReport(Report):
         """The number of people audited (rows, or their total weight)."""
         return len(self.y) if self.weight is None else int(self.weight.sum())
 
-    def _count(self, mask):
+    def count_people(self, mask):
         """How many people ``mask`` (per row) holds: an int."""
         if self.weight is None:
             return int(np.sum(mask))
@@ -239,8 +239,10 @@ class DecisionsReport(Report):
         decided = chosen != ABSTAIN
         baseline = self.evidence["baseline"].to_numpy().astype(object)
         right = chosen == y
-        n_decided = self._count(decided)
-        accuracy = self._count(right & decided) / n_decided if n_decided else np.nan
+        n_decided = self.count_people(decided)
+        accuracy = (
+            self.count_people(right & decided) / n_decided if n_decided else np.nan
+        )
         return {
             "n_decided": n_decided,
             "coverage": self._share(decided),
@@ -261,9 +263,12 @@ class DecisionsReport(Report):
         """
         negative, positive = self.auditor.classes_
         y, baseline = self.y, self.evidence["baseline"].to_numpy()
-        negatives, positives = self._count(y == negative), self._count(y == positive)
-        fp = self._count((y == negative) & (baseline == positive))
-        fn = self._count((y == positive) & (baseline == negative))
+        negatives, positives = (
+            self.count_people(y == negative),
+            self.count_people(y == positive),
+        )
+        fp = self.count_people((y == negative) & (baseline == positive))
+        fn = self.count_people((y == positive) & (baseline == negative))
         return {
             "false_positives": fp,
             "negatives": negatives,
@@ -281,7 +286,10 @@ class DecisionsReport(Report):
         rows = {}
         for k, label in enumerate(self.auditor.classes_):
             on = self.y == label
-            errors, n = self._count(on & (baseline != label)), self._count(on)
+            errors, n = (
+                self.count_people(on & (baseline != label)),
+                self.count_people(on),
+            )
             rows[plain(label)] = {"n": n, "errors": errors, "error_rate": errors / n}
             if self.per_label:
                 most = self.budget[label]
@@ -474,8 +482,8 @@ class DecisionsReport(Report):
         else:
             data["sampling_path"] = records(self.sampling_path.set_index("epsilon"))
         data["certified"] = self.certified
-        data["n_contestable"] = self._count(contestable)
-        data["n_undecided"] = self._count(undecided)
+        data["n_contestable"] = self.count_people(contestable)
+        data["n_undecided"] = self.count_people(undecided)
         if k_labels:
             data["binary_only"] = BINARY_ONLY
         data["mip_log"] = summarize_mip_log(a.mip_log_)

@@ -98,7 +98,7 @@ def answer_lines(report):
     """The answer of a 0-1 audit in plain words with its numbers: how many
     people a model almost as accurate as the baseline decides otherwise, and
     how many one such model does."""
-    n = len(report.y)
+    n = report.n_people
     what = "label" if report.k_labels else "decision"
     other = "another label" if report.k_labels else "a different decision"
     lines = [
@@ -115,7 +115,7 @@ def probabilistic_answer_lines(report):
     """The answer of a probabilistic audit in the words of
     :func:`answer_lines`: the decisions (or labels) that logistic models
     within the tolerance in log-loss change."""
-    n, a = len(report.y), report.auditor
+    n, a = report.n_people, report.auditor
     if report.multinomial:
         what, other = "label", "another label (the most probable)"
     else:
@@ -203,8 +203,8 @@ def limit_lines(report):
     (empty when nothing did)."""
     lines = []
     if report.open_values():
-        undecided = int(report.flags()[1].sum())
-        lines.append(time_limit_words(report.settings, undecided, len(report.y)))
+        undecided = report.count_people(report.flags()[1])
+        lines.append(time_limit_words(report.settings, undecided, report.n_people))
         lines.append(continuous_words(report.dataset))
     far = far_from_optimum(report)
     lines += [constant_baseline(report), None if far is None else far[len("NOTE: ") :]]
