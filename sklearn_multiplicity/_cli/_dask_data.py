@@ -35,7 +35,7 @@ from ._data import (
 #: File endings read as Parquet (a folder is read as a Parquet dataset).
 PARQUET_SUFFIXES = (".parquet", ".pq")
 #: Share of the machine's memory above which a CSV file is read through dask.
-CSV_MEMORY_SHARE = 0.25
+CSV_MEMORY_FRACTION = 0.25
 #: Rows of the first partition in which identifier columns are looked for
 #: (then confirmed on every row by dask's approximate distinct count).
 SCREEN_ROWS = 100_000
@@ -57,11 +57,11 @@ def is_parquet(path):
 def reads_through_dask(path, scheduler=None):
     """Whether the command line reads ``path`` through dask: Parquet always;
     a CSV when a ``scheduler`` is named or when the file is larger than
-    ``CSV_MEMORY_SHARE`` of the machine's memory."""
+    ``CSV_MEMORY_FRACTION`` of the machine's memory."""
     path = Path(path)
     if is_parquet(path) or scheduler is not None:
         return True
-    return path.is_file() and path.stat().st_size > CSV_MEMORY_SHARE * _memory()
+    return path.is_file() and path.stat().st_size > CSV_MEMORY_FRACTION * _memory()
 
 
 @dataclasses.dataclass

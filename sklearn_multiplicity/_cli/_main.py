@@ -242,7 +242,7 @@ def _stoppable(run, reports):
 def _finish_stopped(signum, done, outcome, reports):
     """Stop the audit, give its running solves :data:`STOP_GRACE` seconds
     to end and its report to be rewritten, then end the process."""
-    from ..backends import request_stop
+    from ..backends._stopping import request_stop
 
     request_stop()
     name = signal.Signals(signum).name

@@ -10,9 +10,9 @@ import scipy.sparse as sp
 
 from sklearn_multiplicity._engine import Deadline
 from sklearn_multiplicity._mip._program import MIP
-from sklearn_multiplicity.backends import (
+from sklearn_multiplicity.backends import get_backend
+from sklearn_multiplicity.backends._stopping import (
     clear_stop,
-    get_backend,
     request_stop,
     stop_requested,
 )

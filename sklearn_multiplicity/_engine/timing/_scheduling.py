@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from joblib import Parallel, delayed
 from joblib.parallel import get_active_backend
 
-from ...backends import stop_requested
+from ...backends._stopping import stop_requested
 
 #: The deadline that every :class:`Deadline` made in this context ends by.
 _CAP = contextvars.ContextVar("sklearn_multiplicity_deadline_cap", default=None)
