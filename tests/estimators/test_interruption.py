@@ -2,6 +2,7 @@
 a later call reads it, and continues from it."""
 
 import _thread
+import signal
 import threading
 import time
 
@@ -40,6 +41,9 @@ def test_an_interrupted_audit_keeps_what_it_proved():
 
     stop = threading.Event()
     watcher = threading.Thread(target=interrupt_when_proved, args=(stop,))
+    # Python's own Ctrl-C, whatever handler earlier code left installed
+    # (``interrupt_main`` does nothing under SIG_DFL or SIG_IGN).
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     watcher.start()
     try:
         with pytest.raises(KeyboardInterrupt):
@@ -47,6 +51,7 @@ def test_an_interrupted_audit_keeps_what_it_proved():
     finally:
         stop.set()
         watcher.join()
+        signal.signal(signal.SIGINT, handler)
     known = session.snapshot(budget)
     total = known["total"]
     assert known["flipped"] + known["proven"] > before["flipped"] + before["proven"]
