@@ -12,6 +12,7 @@ counts as weights, which is the audit of the rows. ``people`` goes back to
 every row, as partitioned Parquet.
 """
 
+import contextlib
 import dataclasses
 import os
 import time
@@ -36,6 +37,12 @@ from ._data import (
 PARQUET_SUFFIXES = (".parquet", ".pq")
 #: Share of the machine's memory above which a CSV file is read through dask.
 CSV_MEMORY_FRACTION = 0.25
+#: Share of the machine's memory above which a table (its size in memory, as
+#: its Parquet metadata or its CSV file gives it) is read by a dask
+#: ``LocalCluster`` rather than by threads in the audit's process.
+LOCAL_CLUSTER_MEMORY_FRACTION = 0.25
+#: ``--scheduler`` value that starts a ``LocalCluster`` whatever the size.
+LOCAL_SCHEDULER = "local"
 #: Rows of the first partition in which identifier columns are looked for
 #: (then confirmed on every row by dask's approximate distinct count).
 SCREEN_ROWS = 100_000
@@ -62,6 +69,88 @@ def reads_through_dask(path, scheduler=None):
     if is_parquet(path) or scheduler is not None:
         return True
     return path.is_file() and path.stat().st_size > CSV_MEMORY_FRACTION * _memory()
+
+
+def table_bytes(path):
+    """The size of the table at ``path`` in memory, as far as it is known
+    without reading it: the uncompressed size of every Parquet row group, or
+    the CSV file's size."""
+    path = Path(path)
+    if not is_parquet(path):
+        return path.stat().st_size if path.is_file() else 0
+    import pyarrow.parquet as pq
+
+    files = sorted(path.rglob("*")) if path.is_dir() else [path]
+    total = 0
+    for file in files:
+        if file.is_file() and file.suffix.lower() in PARQUET_SUFFIXES:
+            meta = pq.ParquetFile(file).metadata
+            total += sum(
+                meta.row_group(i).total_byte_size for i in range(meta.num_row_groups)
+            )
+    return total
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise DataError(
+            'a dask scheduler needs dask.distributed: pip install "dask[distributed]"'
+        ) from None
+    return distributed
+
+
+@contextlib.contextmanager
+def scheduler(address, path, notes):
+    """Where dask computes while the table at ``path`` is read and its
+    people are written.
+
+    ``address`` names a running scheduler; :data:`LOCAL_SCHEDULER` starts a
+    ``LocalCluster`` of one single-threaded worker process per core. Without
+    an address, a table larger than :data:`LOCAL_CLUSTER_MEMORY_FRACTION` of
+    memory gets a ``LocalCluster`` too (when dask.distributed is installed),
+    whose workers spill to disk under their memory limit; a smaller one is
+    read by dask's threads in this process. What was chosen is appended to
+    ``notes``.
+    """
+    _dask()
+    local = address == LOCAL_SCHEDULER
+    if address is None:
+        size = table_bytes(path)
+        local = size > LOCAL_CLUSTER_MEMORY_FRACTION * _memory()
+        if local:
+            try:
+                import distributed  # noqa: F401
+            except ImportError:
+                local = False
+                notes.append(
+                    f"the table takes about {size / 2**30:.1f} GiB in memory; "
+                    "dask's threads read it in this process (install "
+                    "dask[distributed] for a LocalCluster of worker processes)"
+                )
+    if address is None and not local:
+        yield
+        return
+    distributed = _distributed()
+    with contextlib.ExitStack() as stack:
+        if local:
+            n_workers = os.cpu_count() or 1
+            cluster = stack.enter_context(
+                distributed.LocalCluster(
+                    n_workers=n_workers,
+                    threads_per_worker=1,
+                    memory_limit=int(_memory() / (2 * n_workers)),
+                    dashboard_address=None,
+                )
+            )
+            address = cluster.scheduler_address
+            notes.append(
+                f"dask reads the table on a LocalCluster of {n_workers} worker "
+                "processes (each limited to half of memory over the workers)"
+            )
+        stack.enter_context(distributed.Client(address))
+        yield
 
 
 @dataclasses.dataclass

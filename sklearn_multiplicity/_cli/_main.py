@@ -28,7 +28,7 @@ import pandas as pd
 
 from .._exceptions import ProblemSizeWarning
 from ._arguments import DEFAULT_TOTAL_TIME_LIMIT, parse_arguments
-from ._dask_data import load_dask_data, reads_through_dask, write_people
+from ._dask_data import load_dask_data, reads_through_dask, scheduler, write_people
 from ._data import (
     DataError,
     load_audit_data,
@@ -319,6 +319,13 @@ def _exact_audit(args, X, y, groups, dataset, on_report=None, sample_weight=None
 
 
 def _audit(args):
+    # A dask scheduler (or LocalCluster) started for the reading stays up
+    # until the people are written.
+    with contextlib.ExitStack() as dask_context:
+        return _audit_within(args, dask_context)
+
+
+def _audit_within(args, dask_context):
     options = {
         "binarize": args.binarize,
         "keep": args.keep_column,
@@ -330,10 +337,12 @@ def _audit(args):
     distinct = None
     if reads_through_dask(args.data, args.scheduler):
         _check_dask_options(args)
-        with _scheduler(args.scheduler):
-            X, y, groups, notes, distinct = load_dask_data(
-                args.data, args.target, args.groups, **options
-            )
+        setup = []
+        dask_context.enter_context(scheduler(args.scheduler, args.data, setup))
+        X, y, groups, notes, distinct = load_dask_data(
+            args.data, args.target, args.groups, **options
+        )
+        notes[:0] = setup
     else:
         X, y, groups, notes = load_audit_data(
             args.data, args.target, args.groups, **options
@@ -387,8 +396,7 @@ def _audit(args):
             args, X, y, groups, dataset, on_report=reports, sample_weight=distinct.count
         )
         if distinct.parquet and args.out is not None:
-            with _scheduler(args.scheduler):
-                folder = write_people(distinct, report.people(), args.out)
+            folder = write_people(distinct, report.people(), args.out)
             _diagnostic(
                 f"note: every row's line of people.csv written as Parquet in {folder}/"
             )
@@ -415,23 +423,6 @@ def _check_dask_options(args):
             "--epsilon auto resamples the rows; give a table read through dask "
             "a tolerance (e.g. --epsilon 0.01)"
         )
-
-
-@contextlib.contextmanager
-def _scheduler(address):
-    """dask's computations on the scheduler at ``address`` (None: dask's
-    threads in this process)."""
-    if address is None:
-        yield
-        return
-    try:
-        from distributed import Client
-    except ImportError:
-        raise DataError(
-            'a dask scheduler needs dask.distributed: pip install "dask[distributed]"'
-        ) from None
-    with Client(address):
-        yield
 
 
 def _has_k_labels(y):

@@ -124,6 +124,27 @@ def test_parquet_report_equals_the_csv_report(data, tmp_path, capsys):
     assert "written as Parquet" in said.err
 
 
+def test_a_table_larger_than_its_share_of_memory_gets_a_local_cluster(
+    data, tmp_path, monkeypatch, capsys
+):
+    pytest.importorskip("distributed")
+    frame, csv, folder = data
+    assert dask_data.table_bytes(csv) == csv.stat().st_size
+    assert dask_data.table_bytes(folder) > 0
+    threads = audit(folder, tmp_path / "threads")
+    assert "LocalCluster" not in capsys.readouterr().err
+    monkeypatch.setattr(dask_data, "LOCAL_CLUSTER_MEMORY_FRACTION", 0.0)
+    cluster = audit(folder, tmp_path / "cluster")
+    assert "on a LocalCluster of" in capsys.readouterr().err
+    for key in ("ambiguity", "discrepancy", "groups", "baseline", "certified"):
+        assert cluster[key] == threads[key], key
+    people = pd.read_parquet(tmp_path / "cluster" / "people")
+    assert len(people) == len(frame)
+    pd.testing.assert_frame_equal(
+        people, pd.read_parquet(tmp_path / "threads" / "people")
+    )
+
+
 def test_options_that_need_the_rows_are_refused(data, capsys):
     _, _, folder = data
     code = main(["audit", str(folder), "--target", "outcome", "--epsilon", "auto"])
