@@ -11,8 +11,10 @@ class CertificationWarning(UserWarning):
 class BaselineGapWarning(UserWarning):
     """A model of the class errs less than the baseline, beyond the tolerance.
 
-    The ambiguity then mostly measures how far the baseline is from the best
-    models, not how much models as good as the best disagree.
+    Also warned when no such model is found but the certified lower bound on
+    the class's minimum error leaves room for one. The ambiguity then mostly
+    measures how far the baseline is from the best models, not how much
+    models as good as the best disagree.
 
     A baseline closer to the class's minimum error (less regularisation,
     scaled features, or the default :class:`ZeroOneLinearClassifier`) gives

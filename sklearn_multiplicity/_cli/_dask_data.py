@@ -26,6 +26,7 @@ from ._data import (
     IDENTIFIER_DISTINCT_FRACTION,
     DataError,
     check_columns,
+    check_present,
     class_target,
     encode_features,
     feature_columns,
@@ -227,15 +228,6 @@ def _identifiers(rows, features, keep):
     ]
 
 
-def _check_present(values, count, name, role):
-    missing = pd.isna(values)
-    if missing.any():
-        raise DataError(
-            f"{role} column {name!r} has {int(count[missing].sum())} missing "
-            "values; drop those rows first"
-        )
-
-
 def load_dask_data(
     path,
     target,
@@ -284,10 +276,10 @@ def load_dask_data(
     raw = dask_patterns.distinct_table(rows[keys], keys)
     count = raw.pop(dask_patterns.WEIGHT).to_numpy(dtype=float)
     seconds = time.perf_counter() - start
-    _check_present(raw[target].to_numpy(), count, target, "target")
+    check_present(raw[target], target, "target", count)
     group_values = None if groups is None else raw[groups].to_numpy()
     if groups is not None:
-        _check_present(group_values, count, groups, "groups")
+        check_present(group_values, groups, "groups", count)
     y = class_target(raw[target], target)
     X, notes = encode_features(
         raw[features], binarize=binarize, exact=exact, counts=count

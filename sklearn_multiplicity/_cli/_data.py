@@ -158,12 +158,14 @@ def _check_exists(frame, name, role):
         )
 
 
-def _check_column(frame, name, role):
-    _check_exists(frame, name, role)
-    if frame[name].isna().any():
+def check_present(values, name, role, count=None):
+    """That ``values`` of column ``name`` have no missing value (``count``:
+    how many rows each value stands for, 1 when ``None``)."""
+    missing = pd.isna(np.asarray(values))
+    if missing.any():
+        n = int(missing.sum() if count is None else count[missing].sum())
         raise DataError(
-            f"{role} column {name!r} has {int(frame[name].isna().sum())} missing "
-            "values; drop those rows first"
+            f"{role} column {name!r} has {n} missing values; drop those rows first"
         )
 
 
@@ -457,9 +459,9 @@ def load_audit_data(
     """
     frame = read_table(path)
     check_columns(frame, target, groups, keep, columns, drop)
-    _check_column(frame, target, "target")
+    check_present(frame[target], target, "target")
     if groups is not None:
-        _check_column(frame, groups, "groups")
+        check_present(frame[groups], groups, "groups")
     y = class_target(frame[target], target)
     group_values = None if groups is None else frame[groups].to_numpy()
     features = frame[feature_columns(frame, target, groups, keep_groups, columns, drop)]

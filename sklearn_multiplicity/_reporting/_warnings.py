@@ -64,8 +64,12 @@ def warn_if_outside_class(summary, lower_bound):
 
 
 def baseline_gap_words(baseline_errors, fewest, extra, min_error=None):
-    """The sentence that says a verified model errs less than the baseline by
-    more than the tolerance allows, or ``None`` when it does not.
+    """The sentence that says models of the class err less than the baseline
+    by more than the tolerance allows, or may, or ``None`` when neither.
+
+    A verified model that errs fewer makes the gap certain; a certified
+    lower bound on the class's minimum error below the baseline's errors by
+    more than the tolerance allows makes it possible, and is said as such.
 
     Parameters
     ----------
@@ -78,32 +82,45 @@ def baseline_gap_words(baseline_errors, fewest, extra, min_error=None):
     min_error : tuple of float or None
         Certified ``(lower, upper)`` on the class's minimum error, when known.
     """
-    if baseline_errors - fewest <= extra + TOLERANCE:
-        return None
-    known = (
-        ""
-        if min_error is None
-        else f" (certified minimum [{min_error[0]:g}, {min_error[1]:g}])"
+    measures = (
+        "mostly measures how far the baseline is from the best models of the "
+        "class, not how much models as good as the best disagree."
     )
+    if baseline_errors - fewest > extra + TOLERANCE:
+        known = (
+            ""
+            if min_error is None
+            else f" (certified minimum [{min_error[0]:g}, {min_error[1]:g}])"
+        )
+        return (
+            f"The baseline makes {baseline_errors:g} training errors, and a "
+            f"model of the class makes {fewest:g}{known}: "
+            f"{baseline_errors - fewest:g} fewer, more than the {extra:g} extra "
+            f"errors the tolerance allows. The ambiguity then {measures}"
+        )
+    if min_error is None or baseline_errors - min_error[0] <= extra + TOLERANCE:
+        return None
     return (
-        f"The baseline makes {baseline_errors:g} training errors, and a model "
-        f"of the class makes {fewest:g}{known}: {baseline_errors - fewest:g} "
-        f"fewer, more than the {extra:g} extra errors the tolerance allows. "
-        "The ambiguity then mostly measures how far the baseline is from the "
-        "best models of the class, not how much models as good as the best "
-        "disagree."
+        f"The baseline makes {baseline_errors:g} training errors, and the "
+        f"class's minimum is certified only within [{min_error[0]:g}, "
+        f"{min_error[1]:g}]: models of the class may make up to "
+        f"{baseline_errors - min_error[0]:g} fewer, more than the {extra:g} "
+        f"extra errors the tolerance allows. If they do, the ambiguity {measures} More "
+        "time narrows the minimum."
     )
 
 
 def warn_if_far_from_optimum(auditor, eps):
     """Say when a model found so far errs less than the baseline by more than
-    the tolerance ``eps`` allows (:class:`BaselineGapWarning`), at the
-    caller's line."""
+    the tolerance ``eps`` allows, or the class's certified minimum error
+    leaves room for one (:class:`BaselineGapWarning`), at the caller's
+    line."""
     session = auditor.session_
     words = baseline_gap_words(
         auditor.baseline_errors_,
         session.fewest_errors_found(),
         session.extra_errors(eps),
+        min_error=session.known_min_error_bounds(),
     )
     if words is not None:
         warnings.warn(words, BaselineGapWarning, stacklevel=_outside_the_package())

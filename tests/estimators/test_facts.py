@@ -68,6 +68,31 @@ def test_the_gap_sentence_is_one_source():
     assert "certified minimum [1, 1]" in words and "31 fewer" in words
 
 
+def test_a_minimum_error_bound_far_below_the_baseline_is_said():
+    # No verified model errs fewer, but the certified minimum leaves room.
+    assert baseline_gap_words(30, 30, 2, min_error=(30, 30)) is None
+    assert baseline_gap_words(30, 30, 2, min_error=(28, 30)) is None
+    words = baseline_gap_words(30, 30, 2, min_error=(10, 30))
+    assert "certified only within [10, 30]" in words
+    assert "up to 20 fewer, more than the 2 extra errors" in words
+
+
+@pytest.mark.parametrize("data", [_two_labels, _k_labels], ids=["two", "K"])
+def test_an_open_minimum_error_far_below_the_baseline_is_warned(data, monkeypatch):
+    X, y = data()
+    auditor = MultiplicityAuditor(time_limit=20).fit(X, y)
+    lower, upper = auditor.session_.known_min_error_bounds()
+    assert (lower, upper) == auditor.min_error_bounds_
+    # As a time limit leaves it: the minimum's lower bound far below.
+    monkeypatch.setattr(
+        auditor.session_,
+        "known_min_error_bounds",
+        lambda: (upper - 3, upper),
+    )
+    with pytest.warns(BaselineGapWarning, match="certified only within"):
+        auditor.ambiguity(0.0)
+
+
 @pytest.mark.parametrize("data", [_two_labels, _k_labels], ids=["two", "K"])
 def test_every_target_has_an_assessment(data):
     X, y = data()

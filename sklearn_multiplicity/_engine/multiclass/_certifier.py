@@ -205,6 +205,11 @@ class MulticlassCertifier:
         return entry, model
 
     # -- the three measures ----------------------------------------------------
+    @property
+    def known_min_error(self):
+        """The ``MulticlassMinError`` solved so far, or None."""
+        return self._min_error
+
     def min_error(self, deadline=None):
         """The certified fewest errors of the class.
 

@@ -538,6 +538,11 @@ class AuditSession(Session):
             },
         )
 
+    def known_min_error_bounds(self):
+        """``(lower, upper)`` of the minimum error once solved, else None."""
+        fit = self.min_error_fit
+        return None if fit is None else (fit.lower_bound, fit.model.errors)
+
     def min_error_bounds(self, limit, per_mip=None, *, progress=None):
         """Certified ``(lower, upper)`` on the fewest errors of the class,
         solved once, within what its account has left of ``limit``

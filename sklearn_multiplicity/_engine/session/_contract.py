@@ -169,6 +169,12 @@ class Session(abc.ABC):
         """Every solve so far (a list of :class:`~.._core.MIPLogEntry`)."""
 
     @abc.abstractmethod
+    def known_min_error_bounds(self):
+        """Certified ``(lower, upper)`` on the fewest errors of the class as
+        far as solved so far, or ``None`` before any solve of it (no solver
+        time)."""
+
+    @abc.abstractmethod
     def min_error_bounds(self, limit, per_mip=None, *, progress=None):
         """Certified ``(lower, upper)`` on the fewest errors of the class,
         within what its account has left of ``limit`` seconds."""

@@ -231,6 +231,11 @@ class MulticlassSession(Session):
         ``progress`` hears nothing: the K-label path reports no partial bands."""
         return multiclass_path(self, max_eps, step, n_discrepancy, limit, per_mip)
 
+    def known_min_error_bounds(self):
+        """``(lower, upper)`` of the minimum error once solved, else None."""
+        known = None if self.certifier is None else self.certifier.known_min_error
+        return None if known is None else (known.lower, known.upper)
+
     def min_error_bounds(self, limit, per_mip=None, *, progress=None):
         """Certified ``(lower, upper)`` on the fewest errors of the class."""
         with self.accounts.charge(("min error",), limit, per_mip) as deadline:
