@@ -4,12 +4,14 @@ command line through dask, beside the original table's audit.
 The audit works on distinct feature patterns, so its cost does not grow
 with rows; what grows is the scan of the data, which dask does partition by
 partition (no process holds the rows). Each audit runs in its own process
-(``sklearn-multiplicity audit``), whose peak memory is read from the
-operating system when it ends.
+(``sklearn-multiplicity audit``); the resident memory of it and of every
+process it starts (a ``LocalCluster``'s workers) is sampled twice a second,
+and the table gives the largest peak of any one of them.
 
 Usage: python benchmarks/bench_parquet.py [--repeat 100] [--data compas.csv]
-       (``--repeat 10000``: 61.7 million rows; ``--scheduler ADDRESS``: a
-       dask scheduler, e.g. of a LocalCluster)
+       (``--repeat 10000``: 61.7 million rows; ``--scheduler local``: also
+       audit on a LocalCluster of one worker per core; ``--scheduler
+       ADDRESS``: also on that dask scheduler)
 """
 
 import json
@@ -18,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -57,9 +60,30 @@ def write_repeated(frame, repeat, folder):
     return repeat * len(frame)
 
 
+def peak_of_tree(pid, stop, peaks):
+    """Sample the resident memory of process ``pid`` and its descendants
+    until ``stop`` is set; ``peaks[pid]`` is each one's largest (bytes)."""
+    import psutil
+
+    root = psutil.Process(pid)
+    while not stop.is_set():
+        try:
+            processes = [root, *root.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return
+        for process in processes:
+            try:
+                rss = process.memory_info().rss
+            except psutil.Error:
+                continue
+            peaks[process.pid] = max(peaks.get(process.pid, 0), rss)
+        stop.wait(0.5)
+
+
 def audit(data, out, extra=()):
-    """The command line's audit of ``data`` at 1%: its report and the peak
-    memory of its process (MB)."""
+    """The command line's audit of ``data`` at 1%: its report, its seconds
+    and the largest peak memory of its process or of any process it started
+    (MB)."""
     command = [
         sys.executable,
         "-m",
@@ -81,15 +105,21 @@ def audit(data, out, extra=()):
     ]
     start = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    stop, peaks = threading.Event(), {}
+    sampler = threading.Thread(target=peak_of_tree, args=(child.pid, stop, peaks))
+    sampler.start()
     _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - start
+    stop.set()
+    sampler.join()
+    peaks[child.pid] = max(peaks.get(child.pid, 0), usage.ru_maxrss * 1024)
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"the audit of {data} failed: {' '.join(command)}")
     report = json.loads((Path(out) / "report.json").read_text())
-    return report, seconds, usage.ru_maxrss / 1024
+    return report, seconds, max(peaks.values()) / 2**20, len(peaks)
 
 
-def row(name, report, seconds, peak):
+def row(name, report, seconds, peak, n_processes):
     read = report["dataset"].get("read_seconds", 0.0)
     return {
         "data": name,
@@ -100,6 +130,7 @@ def row(name, report, seconds, peak):
         "status": "certified" if report["certified"] else "bounds",
         "ambiguity": report["ambiguity"]["lower"],
         "discrepancy": report["discrepancy"]["lower"],
+        "processes": n_processes,
         "peak MB": round(peak),
     }
 
@@ -120,11 +151,15 @@ def main():
         n = write_repeated(frame, args.repeat, folder)
         print(f"wrote {n} rows as Parquet in {time.perf_counter() - start:.1f} s")
         rows = [row("original (CSV)", *audit(original, work / "out-original"))]
-        extra = () if args.scheduler is None else ("--scheduler", args.scheduler)
-        repeated = audit(folder, work / "out-parquet", extra)
-        rows.append(row(f"x{args.repeat} (Parquet)", *repeated))
-        people = work / "out-parquet" / "people"
-        print(f"people: {len(list(people.glob('*.parquet')))} Parquet partitions")
+        runs = [("threads", ("--scheduler", "threads"))]
+        if args.scheduler is not None:
+            runs.append((args.scheduler, ("--scheduler", args.scheduler)))
+        for name, extra in runs:
+            out = work / f"out-{name.replace('/', '_').replace(':', '_')}"
+            repeated = audit(folder, out, extra)
+            rows.append(row(f"x{args.repeat} (Parquet, {name})", *repeated))
+            people = out / "people"
+            print(f"people: {len(list(people.glob('*.parquet')))} Parquet partitions")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(machine())

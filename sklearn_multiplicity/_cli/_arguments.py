@@ -286,9 +286,10 @@ def build_parser():
         default=None,
         metavar="ADDRESS",
         help="read the data through the dask scheduler at ADDRESS "
-        "(e.g. tcp://10.0.0.5:8786), or 'local' for a LocalCluster of one "
-        "worker process per core; default: a LocalCluster when the table takes "
-        "more than a quarter of memory, else dask's threads in this process",
+        "(e.g. tcp://10.0.0.5:8786), 'local' for a LocalCluster of one worker "
+        "process per core, or 'threads' for dask's threads in this process; "
+        "default: a LocalCluster when the table takes more than a quarter of "
+        "memory, else threads",
     )
     audit.add_argument(
         "--target",

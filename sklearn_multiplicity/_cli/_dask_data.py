@@ -44,6 +44,9 @@ CSV_MEMORY_FRACTION = 0.25
 LOCAL_CLUSTER_MEMORY_FRACTION = 0.25
 #: ``--scheduler`` value that starts a ``LocalCluster`` whatever the size.
 LOCAL_SCHEDULER = "local"
+#: ``--scheduler`` value that keeps dask's threads in the audit's process
+#: whatever the size.
+THREADS_SCHEDULER = "threads"
 #: Rows of the first partition in which identifier columns are looked for
 #: (then confirmed on every row by dask's approximate distinct count).
 SCREEN_ROWS = 100_000
@@ -108,7 +111,8 @@ def scheduler(address, path, notes):
     people are written.
 
     ``address`` names a running scheduler; :data:`LOCAL_SCHEDULER` starts a
-    ``LocalCluster`` of one single-threaded worker process per core. Without
+    ``LocalCluster`` of one single-threaded worker process per core, and
+    :data:`THREADS_SCHEDULER` keeps dask's threads in this process. Without
     an address, a table larger than :data:`LOCAL_CLUSTER_MEMORY_FRACTION` of
     memory gets a ``LocalCluster`` too (when dask.distributed is installed),
     whose workers spill to disk under their memory limit; a smaller one is
@@ -116,6 +120,9 @@ def scheduler(address, path, notes):
     ``notes``.
     """
     _dask()
+    if address == THREADS_SCHEDULER:
+        yield
+        return
     local = address == LOCAL_SCHEDULER
     if address is None:
         size = table_bytes(path)

@@ -136,6 +136,8 @@ def test_a_table_larger_than_its_share_of_memory_gets_a_local_cluster(
     monkeypatch.setattr(dask_data, "LOCAL_CLUSTER_MEMORY_FRACTION", 0.0)
     cluster = audit(folder, tmp_path / "cluster")
     assert "on a LocalCluster of" in capsys.readouterr().err
+    audit(folder, tmp_path / "asked", "--scheduler", "threads")
+    assert "LocalCluster" not in capsys.readouterr().err
     for key in ("ambiguity", "discrepancy", "groups", "baseline", "certified"):
         assert cluster[key] == threads[key], key
     people = pd.read_parquet(tmp_path / "cluster" / "people")
