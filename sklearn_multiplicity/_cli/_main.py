@@ -373,6 +373,7 @@ def _audit_within(args, dask_context):
         "sample": args.sample,
     }
     if distinct is not None:
+        dataset["read_through_dask"] = True
         dataset["read_seconds"] = round(distinct.seconds, 3)
     if _has_k_labels(y) and _constraints(args, groups):
         raise ValueError(

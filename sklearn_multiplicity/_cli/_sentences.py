@@ -211,14 +211,21 @@ def limit_lines(report):
     return [line for line in lines if line is not None]
 
 
+#: Routes that need the rows in memory: not offered for a table read
+#: through dask (its distinct rows, weighted), whose audit refuses them.
+ROUTES_NEEDING_ROWS = ("sample", "probabilistic")
+
+
 def route_lines(report):
     """What would sharpen an answer that a limit left open: the
-    assessment's routes (two labels), or more time (empty when every value
-    is certified)."""
+    assessment's routes, or more time (empty when every value is
+    certified)."""
     if not report.open_values():
         return []
     assessment = getattr(report.auditor, "assessment_", None)
     routes = () if assessment is None else assessment.routes
+    if report.dataset.get("read_through_dask"):
+        routes = [r for r in routes if r.name not in ROUTES_NEEDING_ROWS]
     if routes:
         return [f"{route.action} {route.effect}" for route in routes]
     limit = report.settings.get("total_time_limit")

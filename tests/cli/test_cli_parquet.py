@@ -147,6 +147,22 @@ def test_a_table_larger_than_its_share_of_memory_gets_a_local_cluster(
     )
 
 
+def test_routes_that_need_the_rows_are_not_offered(data, tmp_path, capsys):
+    _, csv, folder = data
+    said = {}
+    for name, path in (("csv", csv), ("parquet", folder)):
+        code = main(
+            ["audit", str(path), "--target", "outcome", "--epsilon", "0.05"]
+            + ["--total-time-limit", "0.001", "--out", str(tmp_path / name)]
+        )
+        assert code == 0
+        said[name] = capsys.readouterr().out
+    assert "Routes to a sharper answer" in said["parquet"]
+    assert "--measure probabilistic" in said["csv"]
+    assert "--measure probabilistic" not in said["parquet"]
+    assert "--sample" not in said["parquet"]
+
+
 def test_options_that_need_the_rows_are_refused(data, capsys):
     _, _, folder = data
     code = main(["audit", str(folder), "--target", "outcome", "--epsilon", "auto"])
