@@ -10,6 +10,7 @@ from ._level_set import (
     LevelSet,
     admits,
     error_ceiling,
+    weight_unit,
 )
 from ._models import (
     CanonicalModel,
@@ -20,7 +21,7 @@ from ._models import (
     logistic_model,
     verify,
 )
-from ._problem import PatternProblem, affinely_independent_columns, weight_unit
+from ._problem import PatternProblem, affinely_independent_columns
 from ._relations import (
     across_groups,
     along_budgets,

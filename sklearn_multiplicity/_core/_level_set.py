@@ -27,6 +27,36 @@ import numpy as np
 TOLERANCE = 1e-9
 
 
+def weight_unit(weights):
+    """The unit in which MIPs count the weights ``weights``.
+
+    Whole weights count in their greatest common divisor: the weights in
+    that unit are coprime whole numbers, so error counts stay whole. Other
+    weights count in the smallest positive one: the lightest row weighs 1,
+    so no weight falls under the solvers' absolute tolerances. Either way,
+    multiplying every weight by ``k`` (repeating every row ``k`` times)
+    multiplies the unit by ``k`` and leaves the weights in that unit as
+    they were.
+
+    Parameters
+    ----------
+    weights : array-like of non-negative float
+
+    Returns
+    -------
+    float
+        Positive; 1.0 when no weight is positive.
+    """
+    weights = np.asarray(weights, dtype=float)
+    positive = weights[weights > 0]
+    if positive.size == 0:
+        return 1.0
+    whole = np.round(positive)
+    if np.all(np.abs(positive - whole) < TOLERANCE) and whole.max() < 2.0**53:
+        return float(np.gcd.reduce(whole.astype(np.int64)))
+    return float(positive.min())
+
+
 def error_ceiling(budget, total_weight, integral):
     """The largest weighted error that counts as within ``budget``.
 
@@ -159,6 +189,9 @@ class LevelSet:
         The baseline's two kinds of weighted error (per-class budgets).
     negative_weight, positive_weight : float
         Total weight of each class (per-class budgets).
+    unit : float
+        With integral weights, their greatest common divisor: every error
+        count is a multiple of it (a path steps by it).
     """
 
     baseline_errors: float
@@ -169,6 +202,7 @@ class LevelSet:
     baseline_false_negatives: float = field(default=0.0, compare=False)
     negative_weight: float = field(default=0.0, compare=False)
     positive_weight: float = field(default=0.0, compare=False)
+    unit: float = field(default=1.0, compare=False)
 
     @classmethod
     def from_problem(cls, problem, baseline_errors, baseline=None):
@@ -190,6 +224,7 @@ class LevelSet:
             fn,
             float(problem.negative_weight.sum()),
             float(problem.positive_weight.sum()),
+            problem.weight_unit if problem.weights_are_integral else 1.0,
         )
 
     @classmethod
@@ -197,7 +232,8 @@ class LevelSet:
         """The level sets of training rows of weights ``weights``."""
         weights = np.asarray(weights, dtype=float)
         integral = bool(np.all(np.abs(weights - np.round(weights)) < TOLERANCE))
-        return cls(float(baseline_errors), float(weights.sum()), integral)
+        unit = weight_unit(weights) if integral else 1.0
+        return cls(float(baseline_errors), float(weights.sum()), integral, unit=unit)
 
     def extra_errors(self, eps):
         """The allowance ``eps * W`` (rounded down with integral weights)."""
@@ -243,9 +279,13 @@ class LevelSet:
     def grid(self, max_eps, step=None):
         """The tolerances of a path up to ``max_eps``.
 
-        With integral weights, every whole number of extra errors from 0 to
-        ``floor(max_eps * W)``; otherwise ``step``-spaced tolerances from 0
-        (``step`` defaults to a tenth of ``max_eps``).
+        With integral weights, every multiple of their :attr:`unit` of extra
+        errors from 0 to ``floor(max_eps * W)``: error counts are multiples
+        of the unit, so no level set differs from the one at the multiple
+        below it (rows repeated ``k`` times give the path of the rows, not
+        ``k`` times as many steps). Otherwise
+        ``step``-spaced tolerances from 0 (``step`` defaults to a tenth of
+        ``max_eps``).
 
         Returns
         -------
@@ -255,7 +295,8 @@ class LevelSet:
         """
         total = self.total_weight
         if self.integral:
-            extras = np.arange(0, self.extra_errors(max_eps) + 1, dtype=float)
+            top = self.extra_errors(max_eps) + TOLERANCE
+            extras = np.arange(0, top, self.unit, dtype=float)
         else:
             step = step or max_eps / 10 or 1.0
             extras = np.arange(0, max_eps + 1e-12, step) * total

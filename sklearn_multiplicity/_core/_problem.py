@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 
-from ._level_set import TOLERANCE
+from ._level_set import TOLERANCE, weight_unit
 
 #: Relative tolerance under which a column is an affine combination of others.
 _RANK_TOLERANCE = 1e-9
@@ -273,36 +273,6 @@ def _indices(classes, y):
     if np.any(classes[index] != y):
         raise ValueError(f"labels outside the classes {classes.tolist()}")
     return index
-
-
-def weight_unit(weights):
-    """The unit in which MIPs count the weights ``weights``.
-
-    Whole weights count in their greatest common divisor: the weights in
-    that unit are coprime whole numbers, so error counts stay whole. Other
-    weights count in the smallest positive one: the lightest row weighs 1,
-    so no weight falls under the solvers' absolute tolerances. Either way,
-    multiplying every weight by ``k`` (repeating every row ``k`` times)
-    multiplies the unit by ``k`` and leaves the weights in that unit as
-    they were.
-
-    Parameters
-    ----------
-    weights : array-like of non-negative float
-
-    Returns
-    -------
-    float
-        Positive; 1.0 when no weight is positive.
-    """
-    weights = np.asarray(weights, dtype=float)
-    positive = weights[weights > 0]
-    if positive.size == 0:
-        return 1.0
-    whole = np.round(positive)
-    if np.all(np.abs(positive - whole) < TOLERANCE) and whole.max() < 2.0**53:
-        return float(np.gcd.reduce(whole.astype(np.int64)))
-    return float(positive.min())
 
 
 def distinct_rows(X):

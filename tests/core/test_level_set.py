@@ -56,6 +56,19 @@ def test_grid_of_a_path():
     np.testing.assert_allclose(budgets, 1.5 + epsilons * 4.0)
 
 
+def test_a_path_steps_by_the_unit_of_whole_weights():
+    # Rows repeated 1000 times: the level sets change only every 1000 errors.
+    rows = LevelSet.from_weights(np.ones(50), 7.0)
+    repeated = LevelSet.from_weights(np.full(50, 1000.0), 7000.0)
+    assert (rows.unit, repeated.unit) == (1.0, 1000.0)
+    for eps in (0.0, 0.05, 0.1, 0.37):
+        np.testing.assert_allclose(repeated.grid(eps)[0], rows.grid(eps)[0])
+        np.testing.assert_allclose(repeated.grid(eps)[1], 1000 * rows.grid(eps)[1])
+    # Not a multiple of the unit: the level set of the multiple below.
+    mixed = LevelSet.from_weights([2.0, 4.0, 6.0], 2.0)
+    np.testing.assert_array_equal(mixed.grid(0.9)[1], [0.0, 2.0, 4.0, 6.0, 8.0, 10.0])
+
+
 def test_from_weights_and_from_problem_agree():
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
     y = np.array([0, 0, 1, 1])

@@ -7,8 +7,10 @@ are checked against enumeration.
 """
 
 import numpy as np
+import pandas as pd
 import pytest
 from brute_force import baseline_truth, random_tiny
+from brute_force_multiclass import tiny_case
 
 from sklearn_multiplicity import MultiplicityAuditor
 
@@ -66,3 +68,21 @@ def test_fractional_weights_match_enumeration(scale):
         assert auditor.ambiguity_bounds(eps) == pytest.approx(
             (truth.ambiguity(z0, err0, eps),) * 2
         )
+
+
+@pytest.mark.parametrize("labels", [2, 3])
+def test_repeated_rows_give_the_same_path(labels):
+    # Error counts move in steps of the copies: the path of k copies has the
+    # steps of the rows, not k times as many.
+    if labels == 2:
+        X, y = random_tiny(0, n=12)
+    else:
+        X, y, _ = tiny_case(1)
+    k = 1000
+    once = _audit(X, y).path(0.3)
+    many = _audit(X, y, np.full(len(y), float(k))).path(0.3)
+    assert len(many) == len(once) > 1
+    np.testing.assert_allclose(many["epsilon"], once["epsilon"])
+    np.testing.assert_allclose(many["extra_errors"], k * once["extra_errors"])
+    shares = [c for c in once.columns if c.startswith(("ambiguity", "discrepancy"))]
+    pd.testing.assert_frame_equal(many[shares], once[shares])

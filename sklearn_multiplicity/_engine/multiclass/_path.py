@@ -44,8 +44,12 @@ def multiclass_path(session, max_eps, step, n_discrepancy, limit, per_mip=None):
     if isinstance(max_eps, tuple):
         return per_label_path(session, max_eps, step, limit, per_mip)
     certifier, problem = session.certifier, session.problem
+    integral = problem.weights_are_integral
     level_set = LevelSet(
-        certifier.baseline_errors, problem.total_weight, problem.weights_are_integral
+        certifier.baseline_errors,
+        problem.total_weight,
+        integral,
+        unit=problem.weight_unit if integral else 1.0,
     )
     epsilons, extras, budgets = level_set.grid(max_eps, step)
     asked = np.arange(extras.size)
