@@ -540,8 +540,11 @@ class MultiplicityAuditor(
     def path(self, max_epsilon=None, *, step=None, n_discrepancy=None):
         """Ambiguity and discrepancy for every error tolerance up to ``max_epsilon``.
 
-        With integral weights, every whole number of extra errors from 0 to
-        ``floor(max_epsilon * W)``; otherwise ``step``-spaced tolerances.
+        With integral weights, every multiple of their greatest common
+        divisor (every whole number for unit weights) of extra errors from 0
+        to ``floor(max_epsilon * W)``: no level set changes between two
+        multiples, so rows repeated ``k`` times give the rows' path;
+        otherwise ``step``-spaced tolerances.
         Flip MIPs are solved to optimality once (below the largest budget),
         which answers ambiguity at every tolerance. Discrepancy is one MIP per
         tolerance not yet certified, smallest first, warm-started from all
