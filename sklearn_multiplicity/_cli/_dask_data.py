@@ -15,6 +15,8 @@ every row, as partitioned Parquet.
 import contextlib
 import dataclasses
 import os
+import signal
+import threading
 import time
 from pathlib import Path
 
@@ -105,6 +107,33 @@ def _distributed():
     return distributed
 
 
+#: The clients and clusters of the running :func:`scheduler` blocks.
+_OPEN = []
+
+
+def close_schedulers():
+    """Close the dask clients and clusters :func:`scheduler` opened, for a
+    process that ends without leaving its blocks (a stopped audit): its
+    workers end and release what they hold."""
+    for stack in reversed(list(_OPEN)):
+        with contextlib.suppress(Exception):
+            stack.close()
+
+
+@contextlib.contextmanager
+def _workers_ignore_sigint():
+    """Processes started inside inherit an ignored SIGINT: Ctrl-C, sent to
+    the whole process group, stops the audit (which then closes the
+    cluster), not the workers in the middle of their work."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        yield
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+
+
 @contextlib.contextmanager
 def scheduler(address, path, notes):
     """Where dask computes while the table at ``path`` is read and its
@@ -142,16 +171,19 @@ def scheduler(address, path, notes):
         return
     distributed = _distributed()
     with contextlib.ExitStack() as stack:
+        _OPEN.append(stack)
+        stack.callback(_OPEN.remove, stack)
         if local:
             n_workers = os.cpu_count() or 1
-            cluster = stack.enter_context(
-                distributed.LocalCluster(
-                    n_workers=n_workers,
-                    threads_per_worker=1,
-                    memory_limit=int(_memory() / (2 * n_workers)),
-                    dashboard_address=None,
+            with _workers_ignore_sigint():
+                cluster = stack.enter_context(
+                    distributed.LocalCluster(
+                        n_workers=n_workers,
+                        threads_per_worker=1,
+                        memory_limit=int(_memory() / (2 * n_workers)),
+                        dashboard_address=None,
+                    )
                 )
-            )
             address = cluster.scheduler_address
             notes.append(
                 f"dask reads the table on a LocalCluster of {n_workers} worker "

@@ -28,7 +28,13 @@ import pandas as pd
 
 from .._exceptions import ProblemSizeWarning
 from ._arguments import DEFAULT_TOTAL_TIME_LIMIT, parse_arguments
-from ._dask_data import load_dask_data, reads_through_dask, scheduler, write_people
+from ._dask_data import (
+    close_schedulers,
+    load_dask_data,
+    reads_through_dask,
+    scheduler,
+    write_people,
+)
 from ._data import (
     DataError,
     load_audit_data,
@@ -270,6 +276,7 @@ def _exit_stopped(signum, reports):
     name = signal.Signals(signum).name
     print(f"\nstopped by {name}: {line}", file=sys.stderr, flush=True)
     sys.stdout.flush()
+    close_schedulers()
     os._exit(SIGNAL_EXIT[signum])
 
 

@@ -2,6 +2,12 @@
 same table as CSV gives; ``people`` goes back to every row as Parquet."""
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -186,3 +192,40 @@ def test_a_missing_extra_is_one_error_line(data, monkeypatch, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2
     assert err[-1].startswith("error: ") and "[scale]" in err[-1]
+
+
+def test_ctrl_c_stops_an_audit_on_a_local_cluster_cleanly(tmp_path):
+    # Ctrl-C reaches the whole process group: the audit stops and keeps its
+    # report, the workers are closed, and no process prints a traceback.
+    pytest.importorskip("distributed")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 6))
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(6)])
+    frame["y"] = X @ rng.normal(size=6) + rng.normal(scale=1.5, size=200) > 0
+    frame["y"] = frame["y"].astype(int)
+    folder = tmp_path / "continuous"
+    dd.from_pandas(frame, npartitions=2).to_parquet(folder, write_index=False)
+    out = tmp_path / "out"
+    root = Path(__file__).resolve().parents[2]
+    path = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sklearn_multiplicity", "audit", str(folder)]
+        + ["--target", "y", "--time-limit", "2", "--n-models", "10", "-q"]
+        + ["--total-time-limit", "120", "--scheduler", "local", "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": path},
+        start_new_session=True,
+    )
+    began = time.monotonic()
+    while not (out / "report.json").exists():
+        assert process.poll() is None, process.communicate()[1]
+        assert time.monotonic() - began < 90, "no report within 90 s"
+        time.sleep(0.1)
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err and "leaked" not in err, err
+    assert "stopped by SIGINT" in err
+    assert len(pd.read_parquet(out / "people")) == len(frame)
