@@ -94,15 +94,14 @@ def assess(session, limit, extra_errors, feature_names=None):
     start = time.perf_counter()
     shape = _Shape.of(session.problem)
     root = _Root.of(session.enc, session.problem)
-    regime = _regime(shape, root, limit)
-    reasons = [
+    regime, reasons = _judged(
+        shape,
+        root,
+        limit,
+        extra_errors,
         f"{shape.n_patterns} distinct feature patterns (one binary variable "
         f"each in every MIP) in {shape.n_dims} affinely independent columns.",
-        *shape.words(extra_errors),
-        root.words(shape),
-        _regime_words(regime, shape, root, limit),
-        _limit_words(limit),
-    ]
+    )
     routes = ()
     if regime != "exact":
         routes = _routes(session, shape, root, feature_names, regime, limit)
@@ -111,13 +110,9 @@ def assess(session, limit, extra_errors, feature_names=None):
         limit,
         start,
         n_identities=int(session.enc.n_identities),
-        root_lp_bound=root.bound,
-        best_known_errors=root.best,
-        root_lp_share=root.share,
-        gap_patterns=root.gap_patterns(shape),
-        seconds_to_certify=root.seconds_to_certify(shape),
+        **root.signals(shape),
     )
-    return Assessment(regime, tuple(reasons), routes, signals)
+    return Assessment(regime, reasons, routes, signals)
 
 
 def assess_labels(session, limit, extra_errors):
@@ -143,16 +138,15 @@ def assess_labels(session, limit, extra_errors):
     problem = session.problem
     shape = _Shape.of(problem)
     root, n_identities = _Root.of_labels(problem, session.hypothesis)
-    regime = _regime(shape, root, limit)
-    reasons = [
+    regime, reasons = _judged(
+        shape,
+        root,
+        limit,
+        extra_errors,
         f"{shape.n_patterns} distinct feature patterns in {shape.n_dims} "
         f"affinely independent columns, {shape.n_labels} labels (one binary "
         "variable per pattern and label in every MIP).",
-        *shape.words(extra_errors),
-        root.words(shape),
-        _regime_words(regime, shape, root, limit),
-        _limit_words(limit),
-    ]
+    )
     routes = ()
     if regime != "exact":
         routes = _other_routes(regime, limit, root.expected_seconds(shape))
@@ -162,13 +156,23 @@ def assess_labels(session, limit, extra_errors):
         start,
         n_classes=shape.n_labels,
         n_identities=n_identities,
-        root_lp_bound=root.bound,
-        best_known_errors=root.best,
-        root_lp_share=root.share,
-        gap_patterns=root.gap_patterns(shape),
-        seconds_to_certify=root.seconds_to_certify(shape),
+        **root.signals(shape),
     )
-    return Assessment(regime, tuple(reasons), routes, signals)
+    return Assessment(regime, reasons, routes, signals)
+
+
+def _judged(shape, root, limit, extra_errors, patterns):
+    """The regime of a problem of ``shape`` and ``root`` within ``limit`` and
+    its reasons (``patterns``: the sentence on its patterns first)."""
+    regime = _regime(shape, root, limit)
+    reasons = (
+        patterns,
+        *shape.words(extra_errors),
+        root.words(shape),
+        _regime_words(regime, shape, root, limit),
+        _limit_words(limit),
+    )
+    return regime, reasons
 
 
 def seconds_to_certify(n_patterns, n_dims, gap_patterns, n_labels=2):
@@ -341,6 +345,16 @@ class _Root:
         if shape.n_patterns <= SMALL_PROBLEM_PATTERNS:
             gap = min(gap, SMALL_PROBLEM_GAP_PATTERNS)
         return seconds_to_certify(shape.n_patterns, shape.n_dims, gap, shape.n_labels)
+
+    def signals(self, shape):
+        """The numbers read at the root, JSON-ready."""
+        return {
+            "root_lp_bound": self.bound,
+            "best_known_errors": self.best,
+            "root_lp_share": self.share,
+            "gap_patterns": self.gap_patterns(shape),
+            "seconds_to_certify": self.seconds_to_certify(shape),
+        }
 
     def expected_seconds(self, shape):
         """The seconds to certify when the MIPs are expected to prove their
