@@ -59,12 +59,13 @@ SMALL_PROBLEM_GAP_PATTERNS = 6.0
 #: The power of the label pairs ``K (K - 1) / 2`` that multiplies the
 #: expected seconds of K labels: a K-label MIP has ``K`` binaries per
 #: pattern and ``K - 1`` scores, that many times the two-label MIP's
-#: patterns times columns. ``benchmarks/bench_label_proofs.py`` at 60 s
-#: (``--n-jobs 1``) bounds it: three labels certified within the limit at up
-#: to 3 ** 1.2 times the two-label estimate (wine's quartile indicators,
-#: 178 patterns in 39 columns, in 6.7 s of 16 s estimated), while digits,
-#: four labels, 684 patterns in 48 columns, left bands after 182 s of a
-#: 300 s limit at 6 ** 0.49 times its 75 s estimate.
+#: patterns times columns. Calibrated by ``benchmarks/bench_label_proofs.py``
+#: (``--n-jobs 1``; ``benchmarks/README.rst``, "K labels beside two"): the
+#: three-label audits whose root LP proves the best known errors certified
+#: in 0.4 to 2.9 times the two-label estimate, under its 3 label pairs;
+#: digits, four labels, 684 patterns in 48 columns (75 s estimated for two
+#: labels, its first label against the rest certified in 45 s), still left
+#: bands after 182 s of a 300 s limit (453 s expected of its 6 label pairs).
 LABEL_PAIRS_EXPONENT = 1.0
 #: Patterns a coarser encoding or a sample aims at: COMPAS-sized problems.
 TARGET_PATTERNS = 300
