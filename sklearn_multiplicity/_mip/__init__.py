@@ -12,7 +12,7 @@ from ._constraints import (
 from ._encoding import Encoding, encode
 from ._program import MIP, MIPResult
 from ._realize import max_margin, realise
-from ._relaxation import IdentitySeparator, Relaxation
+from ._relaxation import IdentitySeparator, Relaxation, lp_bound
 
 __all__ = [
     "MIP",
@@ -26,6 +26,7 @@ __all__ = [
     "Relaxation",
     "_formulations",
     "encode",
+    "lp_bound",
     "max_margin",
     "realise",
 ]

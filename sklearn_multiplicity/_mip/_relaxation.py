@@ -18,7 +18,9 @@ starting from the big-M rows, the MIP's own extra rows and the identity rows
 that the unconstrained minimum-error LP needed, and adds the most violated
 identity rows until none is violated, which gives the value of the LP with
 every identity row. Every intermediate LP is a relaxation as well, so its
-value is a valid bound even when the loop is cut short.
+value is a valid bound even when the loop is cut short. :func:`lp_bound`
+solves the LP of a MIP of any encoding (the K-label one too) with all its
+rows at once.
 
 The LP's optimal weights are a linear model too. When its ``z`` is integral
 (often, with the identity rows) that model attains the LP value, so one LP
@@ -137,12 +139,7 @@ class IdentitySeparator:
         """
         end = None if time_limit is None else time.perf_counter() + time_limit
         other = self._row_split(mip)
-        A_other = mip.A[other]
-        lo, hi = mip.row_lower[other], mip.row_upper[other]
-        upper, lower = np.isfinite(hi), np.isfinite(lo)
-        # linprog wants A_ub x <= b_ub only.
-        A = sp.vstack([A_other[upper], -A_other[lower]], format="csr")
-        b = np.concatenate([hi[upper], -lo[lower]])
+        A, b = _one_sided(mip.A[other], mip.row_lower[other], mip.row_upper[other])
         sign = -1.0 if mip.maximize else 1.0
         c = sign * mip.objective
         bounds = np.column_stack([mip.var_lower, mip.var_upper])
@@ -165,9 +162,7 @@ class IdentitySeparator:
                 return Relaxation(sign * np.inf, None, active)
             if result.status != 0:
                 break  # the last solved relaxation still bounds
-            x = result.x
-            value = sign * result.fun + mip.objective_offset
-            value -= sign * SHADE * max(1.0, abs(value))
+            x, value = result.x, _shaded(mip, result.fun)
             more = self._violated(x[self.enc.z_offset :])
             more = more[~np.isin(more, active)]
             if more.size == 0:
@@ -199,3 +194,47 @@ class IdentitySeparator:
         violated = np.flatnonzero(excess > 1e-7)
         order = np.argsort(-excess[violated], kind="stable")
         return violated[order[:ROWS_PER_ROUND]]
+
+
+def lp_bound(mip, *, time_limit=None):
+    """Certified bound on the optimum of ``mip`` (lower when minimising,
+    upper when maximising) from its LP relaxation with every row, in weights
+    (as :attr:`Relaxation.bound`).
+
+    ``time_limit`` (seconds, ``None``: unlimited) bounds the LP; when it stops
+    the LP, nothing is proven: the trivial ``-+inf``.
+    """
+    A, b = _one_sided(mip.A, mip.row_lower, mip.row_upper)
+    sign = -1.0 if mip.maximize else 1.0
+    options = {} if time_limit is None else {"time_limit": max(time_limit, 0.0)}
+    result = linprog(
+        sign * mip.objective,
+        A_ub=A,
+        b_ub=b,
+        bounds=np.column_stack([mip.var_lower, mip.var_upper]),
+        method="highs",
+        options=options,
+    )
+    if result.status == 2:  # infeasible: so is the MIP
+        return sign * np.inf
+    if result.status != 0:
+        return -sign * np.inf
+    return mip.objective_unit * _shaded(mip, result.fun)
+
+
+def _one_sided(A, lower, upper):
+    """``lower <= A x <= upper`` as ``A_ub x <= b_ub``, the only form of
+    linprog's inequalities."""
+    finite_upper, finite_lower = np.isfinite(upper), np.isfinite(lower)
+    return (
+        sp.vstack([A[finite_upper], -A[finite_lower]], format="csr"),
+        np.concatenate([upper[finite_upper], -lower[finite_lower]]),
+    )
+
+
+def _shaded(mip, fun):
+    """The objective of ``mip`` at an LP optimum of value ``fun`` (of the
+    minimised, sign-adjusted objective), shaded towards the safe side."""
+    sign = -1.0 if mip.maximize else 1.0
+    value = sign * fun + mip.objective_offset
+    return value - sign * SHADE * max(1.0, abs(value))

@@ -6,9 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from shared_data import SHARED_DATA
-from sklearn.datasets import load_breast_cancer
+from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import KBinsDiscretizer
 
 from sklearn_multiplicity import MultiplicityAuditor, ProblemSizeWarning
 from sklearn_multiplicity._cli._data import load_audit_data, load_demo_data
@@ -158,3 +159,57 @@ def test_four_patterns_of_figure_1_are_exact_at_any_usual_limit():
         assessment = assessed(X, y, limit=limit)
         assert assessment.regime == "exact"
         assert assessment.routes == ()
+
+
+def quartile_indicators(X):
+    """Every column as three indicators, above each of its quartiles."""
+    cuts = np.quantile(X, [0.25, 0.5, 0.75], axis=0)
+    return np.hstack([(X > cut).astype(float) for cut in cuts])
+
+
+@pytest.mark.parametrize("limit", [None, 60, 1], ids=["none", "minute", "second"])
+def test_k_labels_are_assessed_by_the_two_label_rule_within_the_time_given(limit):
+    # Iris's quartile indicators, three labels, 47 patterns: the root LP of
+    # the K-label minimum-error MIP proves the best known errors, and the
+    # audit certifies in about a second (benchmarks/bench_label_proofs.py).
+    X, y = load_iris(return_X_y=True)
+    assessment = assessed(quartile_indicators(X), y, limit=limit)
+    signals = assessment.signals
+    assert signals["n_classes"] == 3 and signals["n_patterns"] == 47
+    assert signals["n_identities"] > 0
+    assert signals["root_lp_share"] >= 0.99
+    assert signals["gap_patterns"] < 0.01
+    expected = signals["seconds_to_certify"]
+    assert 1 < expected < 60
+    text = assessment.text()
+    assert "The LP relaxation of the minimum-error MIP proves" in text
+    if limit == 1:
+        assert assessment.regime == "bands"
+        assert (
+            f"exact values expected within about {expected:.0f} s; with the 1 s "
+            "given, expect certified bands."
+        ) in text
+        more_time = next(r for r in assessment.routes if r.name == "more time")
+        assert f"Exact values expected within about {expected:.0f} s" in (
+            more_time.effect
+        )
+    else:
+        assert assessment.regime == "exact"
+        assert assessment.routes == ()
+        assert f"exact values expected within about {expected:.0f} s." in text
+
+
+def test_k_labels_whose_root_lp_proves_little_are_bands_at_any_limit():
+    # Wine's first five features in four quantile bins, three labels, 154
+    # patterns: the root LP proves a third of the best known errors; the
+    # audit leaves bands at 60, 120 and 400 s (benchmarks/README.rst).
+    X, y = load_wine(return_X_y=True)
+    bins = KBinsDiscretizer(n_bins=4, encode="onehot-dense", strategy="quantile")
+    X = bins.fit_transform(X[:, :5])
+    for limit in (60, None):
+        assessment = assessed(X, y, limit=limit)
+        assert assessment.regime == "bands"
+        assert assessment.signals["root_lp_share"] < 0.5
+        assert "the MIPs find models but prove little" in assessment.text()
+        more_time = next(r for r in assessment.routes if r.name == "more time")
+        assert "exact values are not expected" in more_time.effect

@@ -31,7 +31,7 @@ def first_pass(certifier, baseline_model, *, logistic=True):
             certifier.add(certifier.verify(*fitted, source=source))
 
 
-def logistic_fits(problem, X):
+def logistic_fits(problem, X, *, one_vs_rest=True):
     """Multinomial and one-vs-rest logistic regressions on the weighted
     patterns.
 
@@ -40,6 +40,9 @@ def logistic_fits(problem, X):
     problem : PatternProblem
     X : ndarray of shape (n_patterns, p)
         The canonical scaled patterns.
+    one_vs_rest : bool, default=True
+        Fit the one-vs-rest regressions too (``K`` fits each), not only the
+        multinomial ones.
 
     Returns
     -------
@@ -61,6 +64,8 @@ def logistic_fits(problem, X):
             coef = np.vstack([np.zeros_like(coef), coef])
             intercept = np.concatenate([[0.0], intercept])
         fits.append((coef, intercept, f"multinomial logistic (C={C:g})"))
+        if not one_vs_rest:
+            continue
         coef, intercept = np.zeros((K, X.shape[1])), np.zeros(K)
         for k in range(K):
             binary = LogisticRegression(C=C, max_iter=1000)

@@ -11,10 +11,12 @@ seconds :func:`seconds_to_certify` estimates from its patterns and the gap
 its root LP leaves, and is assessed ``"bands"`` under a smaller limit, with
 the time that would certify it. A route that changes the patterns (a coarser
 encoding, a sample) is probed the same way: its pattern count and regime.
+:func:`assess_labels` applies the same rule to K labels, with the root LP of
+the K-label minimum-error MIP and the seconds its audits take.
 
-Its thresholds are calibrated by ``benchmarks/bench_everyday.py`` and
-``bench_assessment.py``, whose records (``benchmarks/README.rst``) give the
-measurements behind them.
+Its thresholds are calibrated by ``benchmarks/bench_everyday.py``,
+``bench_assessment.py`` and, for K labels, ``bench_label_proofs.py``, whose
+records (``benchmarks/README.rst``) give the measurements behind them.
 """
 
 import time
@@ -23,9 +25,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._core import PatternProblem
+from ..._core._hypothesis import predict
 from ..._core._problem import distinct_rows
-from ..._mip import IdentitySeparator, _formulations, encode
+from ..._mip import IdentitySeparator, _formulations, _multiclass, encode, lp_bound
 from .._records import REGIME_WORDS, Assessment, Route
+from ..multiclass._first_pass import logistic_fits
 from ..timing._plans import ASSESSMENT_LP_SECONDS
 
 #: Distinct patterns above which only witnessed lower bounds are realistic:
@@ -52,11 +56,17 @@ GAP_PATTERNS_PER_E = 1.5
 #: ``SMALL_PROBLEM_PATTERNS`` patterns: its root LP may prove nothing, but
 #: its branch and bound has few patterns to decide.
 SMALL_PROBLEM_GAP_PATTERNS = 6.0
-#: Distinct patterns up to which a K-label audit of binary columns is
-#: expected to certify (``benchmarks/bench_multiclass.py``: iris's quartile
-#: indicators, 47 patterns, certify in about a second; wine's one-hot
-#: quartile bins, 154 patterns, leave bands after 400 s).
-K_LABEL_EXACT_PATTERNS = 100
+#: The power of the label pairs ``K (K - 1) / 2`` that multiplies the
+#: expected seconds of K labels: a K-label MIP has ``K`` binaries per
+#: pattern and ``K - 1`` scores, that many times the two-label MIP's
+#: patterns times columns. Calibrated by ``benchmarks/bench_label_proofs.py``
+#: (``--n-jobs 1``; ``benchmarks/README.rst``, "K labels beside two"): the
+#: three-label audits whose root LP proves the best known errors certified
+#: in 0.4 to 2.9 times the two-label estimate, under its 3 label pairs;
+#: digits, four labels, 684 patterns in 48 columns (75 s estimated for two
+#: labels, its first label against the rest certified in 45 s), still left
+#: bands after 182 s of a 300 s limit (453 s expected of its 6 label pairs).
+LABEL_PAIRS_EXPONENT = 1.0
 #: Patterns a coarser encoding or a sample aims at: COMPAS-sized problems.
 TARGET_PATTERNS = 300
 #: Quantiles of the ``>=`` indicators of a binarised column (as the command
@@ -85,15 +95,14 @@ def assess(session, limit, extra_errors, feature_names=None):
     start = time.perf_counter()
     shape = _Shape.of(session.problem)
     root = _Root.of(session.enc, session.problem)
-    regime = _regime(shape, root, limit)
-    reasons = [
+    regime, reasons = _judged(
+        shape,
+        root,
+        limit,
+        extra_errors,
         f"{shape.n_patterns} distinct feature patterns (one binary variable "
         f"each in every MIP) in {shape.n_dims} affinely independent columns.",
-        *shape.words(extra_errors),
-        root.words(shape),
-        _regime_words(regime, shape, root, limit),
-        _limit_words(limit),
-    ]
+    )
     routes = ()
     if regime != "exact":
         routes = _routes(session, shape, root, feature_names, regime, limit)
@@ -102,28 +111,21 @@ def assess(session, limit, extra_errors, feature_names=None):
         limit,
         start,
         n_identities=int(session.enc.n_identities),
-        root_lp_bound=root.bound,
-        best_known_errors=root.best,
-        root_lp_share=root.share,
-        gap_patterns=root.gap_patterns(shape),
-        seconds_to_certify=root.seconds_to_certify(shape),
+        **root.signals(shape),
     )
-    return Assessment(regime, tuple(reasons), routes, signals)
+    return Assessment(regime, reasons, routes, signals)
 
 
 def assess_labels(session, limit, extra_errors):
     """The regime of the K-label audit of ``session`` (K >= 3), its reasons
-    and routes, by the two-label rule without its root-LP signal.
-
-    The K-label family has no root LP of its minimum-error MIP
-    (capability ``assessment_lp``), so a problem between the small and the
-    large pattern counts is assessed ``"bands"``: its proofs are weaker than
-    two labels' on the same patterns.
+    and routes, by the two-label rule: the root LP of the K-label
+    minimum-error MIP against the best model known without a solver, and
+    the seconds :func:`seconds_to_certify` expects of ``K`` labels.
 
     Parameters
     ----------
     session : MulticlassSession
-        Set up, the baseline started.
+        Set up; no MIP needs to have run.
     limit : float or None
         Seconds the audit of a tolerance may spend.
     extra_errors : float
@@ -136,51 +138,55 @@ def assess_labels(session, limit, extra_errors):
     start = time.perf_counter()
     problem = session.problem
     shape = _Shape.of(problem)
-    # Without the root LP's signal, binary columns and few patterns stand
-    # in for a relaxation that proves enough.
-    proves = shape.all_binary and shape.n_patterns <= K_LABEL_EXACT_PATTERNS
-    regime = _regime(shape, _Root.stand_in(proves), limit)
-    reasons = [
+    root, n_identities = _Root.of_labels(problem, session.hypothesis)
+    regime, reasons = _judged(
+        shape,
+        root,
+        limit,
+        extra_errors,
         f"{shape.n_patterns} distinct feature patterns in {shape.n_dims} "
-        f"affinely independent columns, {problem.n_classes} labels (one binary "
+        f"affinely independent columns, {shape.n_labels} labels (one binary "
         "variable per pattern and label in every MIP).",
-        *shape.words(extra_errors),
-        "No root LP is read for K labels: certification is expected up to "
-        f"{SMALL_PROBLEM_PATTERNS} patterns, or up to "
-        f"{K_LABEL_EXACT_PATTERNS} when every column is binary.",
-        (
-            f"Binary columns and at most {K_LABEL_EXACT_PATTERNS} patterns: "
-            "the K-label MIPs are expected to prove their bounds within the "
-            "limit."
-            if proves and shape.n_patterns > SMALL_PROBLEM_PATTERNS
-            else _regime_words(regime, shape, None, None)
-        ),
-        _limit_words(limit),
-    ]
-    routes = () if regime == "exact" else _other_routes(regime, limit, None)
+    )
+    routes = ()
+    if regime != "exact":
+        routes = _other_routes(regime, limit, root.expected_seconds(shape))
     signals = shape.signals(
         extra_errors,
         limit,
         start,
-        n_classes=int(problem.n_classes),
-        n_identities=0,
-        root_lp_bound=None,
-        best_known_errors=None,
-        root_lp_share=None,
-        gap_patterns=None,
-        seconds_to_certify=None,
+        n_classes=shape.n_labels,
+        n_identities=n_identities,
+        **root.signals(shape),
     )
-    return Assessment(regime, tuple(reasons), routes, signals)
+    return Assessment(regime, reasons, routes, signals)
 
 
-def seconds_to_certify(n_patterns, n_dims, gap_patterns):
+def _judged(shape, root, limit, extra_errors, patterns):
+    """The regime of a problem of ``shape`` and ``root`` within ``limit`` and
+    its reasons (``patterns``: the sentence on its patterns first)."""
+    regime = _regime(shape, root, limit)
+    reasons = (
+        patterns,
+        *shape.words(extra_errors),
+        root.words(shape),
+        _regime_words(regime, shape, root, limit),
+        _limit_words(limit),
+    )
+    return regime, reasons
+
+
+def seconds_to_certify(n_patterns, n_dims, gap_patterns, n_labels=2):
     """Seconds the exact audit of a tolerance is expected to take on a
     problem whose MIPs prove their bounds.
 
     Linear in the patterns times the columns (the nonzeros of every MIP's
     pattern rows), exponential in the gap the root LP leaves to the best
     model known, counted in patterns of mean weight (the branch and bound
-    closes it); calibrated by ``benchmarks/bench_assessment.py``.
+    closes it), and for K labels in the label pairs (see
+    :data:`LABEL_PAIRS_EXPONENT`); calibrated by
+    ``benchmarks/bench_assessment.py`` and, for K labels,
+    ``bench_label_proofs.py``.
 
     Parameters
     ----------
@@ -191,26 +197,34 @@ def seconds_to_certify(n_patterns, n_dims, gap_patterns):
     gap_patterns : float
         The best known model's errors less the root LP bound, over the mean
         weight of a pattern.
+    n_labels : int, default=2
+        Labels of the problem.
 
     Returns
     -------
     float
     """
     exponent = min(gap_patterns / GAP_PATTERNS_PER_E, 50.0)  # no overflow
+    labels = (n_labels * (n_labels - 1) / 2) ** LABEL_PAIRS_EXPONENT
     return (
-        CERTIFY_TIME_PER_PATTERN_COLUMN * n_patterns * n_dims * float(np.exp(exponent))
+        CERTIFY_TIME_PER_PATTERN_COLUMN
+        * n_patterns
+        * n_dims
+        * float(np.exp(exponent))
+        * labels
     )
 
 
 @dataclass(frozen=True)
 class _Shape:
     """What every assessment reads first: the problem's distinct patterns,
-    affinely independent columns, binary columns and total weight."""
+    affinely independent columns, binary columns, total weight and labels."""
 
     n_patterns: int
     n_dims: int
     binary: np.ndarray
     total: float
+    n_labels: int
 
     @classmethod
     def of(cls, problem):
@@ -219,6 +233,7 @@ class _Shape:
             int(problem.n_kept),
             _binary_columns(problem.patterns),
             float(problem.total_weight),
+            int(problem.n_classes),
         )
 
     @property
@@ -280,15 +295,32 @@ class _Root:
         relaxation = separator.relax(
             _formulations.min_error(enc), time_limit=ASSESSMENT_LP_SECONDS / 2
         )
-        bound = float(relaxation.bound)
-        bound = bound if np.isfinite(bound) else 0.0
-        share = 1.0 if best <= 0 else float(np.clip(bound / best, 0, 1))
-        return cls(bound, best, share)
+        return cls._proving(relaxation.bound, best)
 
     @classmethod
-    def stand_in(cls, proves):
-        """No LP read: a root that proves everything or nothing."""
-        return cls(None, None, 1.0 if proves else 0.0)
+    def of_labels(cls, problem, hypothesis):
+        """The root of the K-label minimum-error MIP, against the best of
+        the constant labellings and the multinomial logistic regressions of
+        the certifier's first pass; and the affine identities of its rows
+        (``None``: not encoded, over ``LARGE_PROBLEM_PATTERNS`` patterns)."""
+        counts, X = problem.counts, problem.canonical()
+        best = float(counts.sum() - counts.sum(axis=0).max())
+        for W, b, _ in logistic_fits(problem, X, one_vs_rest=False):
+            best = min(best, float(problem.errors(predict(W, b, X))))
+        if problem.n_patterns > LARGE_PROBLEM_PATTERNS:
+            return cls(None, best, 0.0), None
+        enc = _multiclass.encode(problem, hypothesis)
+        mip = _multiclass.min_error(enc)
+        bound = lp_bound(mip, time_limit=ASSESSMENT_LP_SECONDS)
+        return cls._proving(bound, best), int(enc.n_identities)
+
+    @classmethod
+    def _proving(cls, bound, best):
+        """The root of LP bound ``bound`` (``-inf``: nothing proven) against
+        ``best`` known errors."""
+        bound = float(bound) if np.isfinite(bound) else 0.0
+        share = 1.0 if best <= 0 else float(np.clip(bound / best, 0, 1))
+        return cls(bound, best, share)
 
     def proves(self, shape):
         """Whether the MIPs are expected to prove their bounds at all: few
@@ -313,7 +345,22 @@ class _Root:
             return None
         if shape.n_patterns <= SMALL_PROBLEM_PATTERNS:
             gap = min(gap, SMALL_PROBLEM_GAP_PATTERNS)
-        return seconds_to_certify(shape.n_patterns, shape.n_dims, gap)
+        return seconds_to_certify(shape.n_patterns, shape.n_dims, gap, shape.n_labels)
+
+    def signals(self, shape):
+        """The numbers read at the root, JSON-ready."""
+        return {
+            "root_lp_bound": self.bound,
+            "best_known_errors": self.best,
+            "root_lp_share": self.share,
+            "gap_patterns": self.gap_patterns(shape),
+            "seconds_to_certify": self.seconds_to_certify(shape),
+        }
+
+    def expected_seconds(self, shape):
+        """The seconds to certify when the MIPs are expected to prove their
+        bounds at all, else ``None``."""
+        return self.seconds_to_certify(shape) if self.proves(shape) else None
 
     def words(self, shape):
         if self.bound is None:
@@ -497,8 +544,7 @@ def _routes(session, shape, root, names, regime, limit):
                 n_sample,
             )
         )
-    seconds = root.seconds_to_certify(shape) if root.proves(shape) else None
-    return tuple(routes) + _other_routes(regime, limit, seconds)
+    return tuple(routes) + _other_routes(regime, limit, root.expected_seconds(shape))
 
 
 def _other_routes(regime, limit, seconds):

@@ -107,9 +107,7 @@ class AuditSession(Session):
     features.
     """
 
-    capabilities = frozenset(
-        {"coefficient_ranges", "constraints", "integer_weights", "assessment_lp"}
-    )
+    capabilities = frozenset({"coefficient_ranges", "constraints", "integer_weights"})
 
     def __init__(
         self,

@@ -47,9 +47,6 @@ CAPABILITIES = {
         "weights='integer' applies to two labels; the K-class class has "
         "continuous weights (weights='auto')."
     ),
-    "assessment_lp": (
-        "the root LP of the minimum-error MIP is computed for two labels only."
-    ),
 }
 
 
