@@ -263,3 +263,19 @@ def test_per_label_path_equals_enumeration(seed):
         discrepancy = ((S != baseline) @ truth.weight).max(initial=0) / truth.total
         assert step["ambiguity"] == pytest.approx(ambiguity)
         assert step["discrepancy"] == pytest.approx(discrepancy)
+
+
+def test_k_label_minimum_error_is_solved_once():
+    # The default baseline's fit leaves the minimum error open (no solver
+    # finds anything): reading it later solves nothing more, as for two
+    # labels, so fit plus readings keep to their limit.
+    from brute_force_multiclass import random_tiny_multiclass
+    from faulty_backends import NoSolutionBackend
+
+    X, y = random_tiny_multiclass(0)[:2]
+    auditor = MultiplicityAuditor(solver=NoSolutionBackend(), time_limit=1).fit(X, y)
+    solved = len(auditor.mip_log_)
+    lower, upper = auditor.min_error_bounds_
+    assert lower < upper
+    assert auditor.min_error_bounds_ == (lower, upper)
+    assert len(auditor.mip_log_) == solved

@@ -237,7 +237,13 @@ class MulticlassSession(Session):
         return None if known is None else (known.lower, known.upper)
 
     def min_error_bounds(self, limit, per_mip=None, *, progress=None):
-        """Certified ``(lower, upper)`` on the fewest errors of the class."""
+        """Certified ``(lower, upper)`` on the fewest errors of the class,
+        solved once, on first need (the default baseline's fit solves it),
+        within what its account has left of ``limit``: as for two labels, a
+        later request reads it rather than solving past the limit again."""
+        known = self.known_min_error_bounds()
+        if known is not None:
+            return known
         with self.accounts.charge(("min error",), limit, per_mip) as deadline:
             found = self.min_error(deadline, progress=progress)
         return (found.lower, found.upper)
