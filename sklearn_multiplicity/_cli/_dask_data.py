@@ -14,6 +14,7 @@ every row, as partitioned Parquet.
 
 import contextlib
 import dataclasses
+import logging
 import os
 import signal
 import threading
@@ -181,7 +182,8 @@ def scheduler(address, path, notes):
                         n_workers=n_workers,
                         threads_per_worker=1,
                         memory_limit=int(_memory() / (2 * n_workers)),
-                        dashboard_address=None,
+                        dashboard_address=":0",  # a free port, no warning
+                        silence_logs=logging.ERROR,
                     )
                 )
             address = cluster.scheduler_address

@@ -115,9 +115,11 @@ def distinct_table(frame, keys, weight=None):
         frame = frame.assign(**{WEIGHT: 1.0})
     elif weight != WEIGHT:
         frame = frame.rename(columns={weight: WEIGHT})
+    # One output partition: a tree reduction of per-partition sums, never a
+    # shuffle of rows between workers (the distinct rows are few).
     table = (
         frame.groupby(keys, dropna=False, sort=False, observed=True)[WEIGHT]
-        .sum()
+        .sum(split_out=1)
         .compute()
         .reset_index()
     )
