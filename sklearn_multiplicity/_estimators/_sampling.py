@@ -357,6 +357,7 @@ class SamplingAuditor(BaseEstimator):
             float(weight @ (~reference & truth)),
             float(weight @ ~truth),
             float(weight @ truth),
+            scalar.unit,
         )
 
     def in_level_set(self, eps):

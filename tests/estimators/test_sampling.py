@@ -76,6 +76,16 @@ def test_path_columns_and_grid():
     assert path["ambiguity"].iloc[-1] == sampling.ambiguity(0.1)
 
 
+def test_path_of_repeated_rows_steps_as_the_rows():
+    # Weights of 1000 each: the sampled path has the rows' steps, not 1000
+    # times as many.
+    X, y = small_data(4)
+    once = SamplingAuditor(n_models=10, random_state=0).fit(X, y).path(0.1)
+    weight = np.full(X.shape[0], 1000.0)
+    many = SamplingAuditor(n_models=10, random_state=0).fit(X, y, weight)
+    np.testing.assert_allclose(many.path(0.1)["epsilon"], once["epsilon"])
+
+
 def test_default_baseline_is_logistic_regression_and_deterministic():
     X, y = small_data(5)
     a = SamplingAuditor(n_models=10, random_state=0).fit(X, y)
